@@ -1,0 +1,143 @@
+"""The one way evidence is recorded: each check adds a case to the running test's evidence.
+
+The plugin opens a ``TestEvidence`` around every claim test's call and ships
+``TestEvidence.to_builtin()`` on the test report, so evidence made on an xdist worker reaches
+the controller through pytest's own report serialization. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterator
+
+from hypothesis.control import current_build_context
+from hypothesis.errors import InvalidArgument
+
+VERDICTS = ("verified", "verified-with-correction", "refuted", "inconclusive", "untested", "error")
+
+
+class ClaimViolation(AssertionError):
+    """A check found a case where the statement under test is false."""
+
+
+def margin(error: float, tolerance: float) -> float:
+    """tolerance / error; infinite when the error is exactly 0."""
+    return math.inf if error == 0 else tolerance / error
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain builtins that survive xdist and JSON (tensors, Fractions included)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    if isinstance(value, Fraction):
+        return str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if hasattr(value, "tolist"):
+        return plain(value.tolist())
+    return str(value)
+
+
+@dataclass
+class TestEvidence:
+    """What one test showed: its cases (one per Hypothesis example, or per check outside
+    ``@given``), its checks, the case nearest to the other outcome, notes, verdict."""
+
+    cases: int = 0
+    max_error: float | None = None
+    tolerance: float | None = None
+    worst: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    verdict: str | None = None
+    correction: str | None = None
+    violation: str | None = None
+    negative_control: bool = False
+    checks: int = 0
+    _example: object = field(default=None, repr=False)
+
+    def add_case(self, error: float, tolerance: float, details: dict[str, Any]) -> None:
+        """Keep the case nearest to the other outcome: the smallest margin for a claim check,
+        the largest (error closest to acceptance) for a negative control."""
+        self.checks += 1
+        example = _current_example()
+        if example is None or example is not self._example:
+            self.cases += 1
+            self._example = example
+        key = (margin(error, tolerance), -error)
+        if self.max_error is not None:
+            kept = (margin(self.max_error, self.tolerance), -self.max_error)
+            worse = key > kept if self.negative_control else key < kept
+        if self.max_error is None or worse:
+            self.max_error, self.tolerance, self.worst = error, tolerance, details
+
+    def to_builtin(self) -> dict[str, Any]:
+        return plain(
+            {
+                "cases": self.cases,
+                "checks": self.checks,
+                "max_error": self.max_error,
+                "tolerance": self.tolerance,
+                "details": self.worst,
+                "notes": self.notes,
+                "verdict": self.verdict,
+                "correction": self.correction,
+                "violation": self.violation,
+            }
+        )
+
+
+def _current_example() -> object | None:
+    """The Hypothesis example being run, if any: every check inside one example is one case."""
+    try:
+        return current_build_context()
+    except InvalidArgument:
+        return None
+
+
+_stack: list[TestEvidence] = []
+
+
+@contextmanager
+def collecting(negative_control: bool = False) -> Iterator[TestEvidence]:
+    """Collect the evidence of one test call (nested pytester sessions push their own)."""
+    evidence = TestEvidence(negative_control=negative_control)
+    _stack.append(evidence)
+    try:
+        yield evidence
+    finally:
+        _stack.pop()
+
+
+def current() -> TestEvidence:
+    if not _stack:
+        raise RuntimeError("evidence is recorded only inside a test marked @pytest.mark.claim(...)")
+    return _stack[-1]
+
+
+def record_case(error: float, tolerance: float, **details: Any) -> None:
+    """Add one checked case: its error, the tolerance it was judged by, and extra numbers."""
+    current().add_case(float(error), float(tolerance), details)
+
+
+def record_note(text: str) -> None:
+    """A sentence for the claim's notes in the report (what was checked, a finding)."""
+    notes = current().notes
+    if text not in notes:
+        notes.append(text)
+
+
+def declare_verdict(verdict: str, correction: str | None = None) -> None:
+    """State a verdict other than ``verified`` that this test's evidence supports."""
+    if verdict not in VERDICTS:
+        raise ValueError(f"unknown verdict {verdict!r}; one of {VERDICTS}")
+    if verdict == "verified-with-correction" and not correction:
+        raise ValueError("a verified-with-correction verdict writes its correction out")
+    evidence = current()
+    evidence.verdict, evidence.correction = verdict, correction

@@ -1,0 +1,178 @@
+"""Bias-free feedforward networks on a DAG (LJ22 Section 2, Definitions 1-3).
+
+A network is a computation graph G = (V, E, w): vertices ``0 .. n_inputs-1`` are the inputs,
+vertex ``n_vertices-1`` is the single output, and every edge goes from a lower to a higher
+index, so the vertex order is a topological order. Every non-input vertex carries a positively
+1-homogeneous activation z -> z if z >= 0 else slope * z: ReLU is slope 0, leaky ReLU its
+slope, linear slope 1. The derivative at 0 is that of the z >= 0 branch (autodiff's
+ReLU'(0) = 1 convention, LJ22 Remark 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from typing import Sequence
+
+import torch
+
+RELU = 0.0
+LINEAR = 1.0
+
+Scalar = Fraction | int | float
+
+
+def activation_name(slope: float) -> str:
+    if slope == RELU:
+        return "relu"
+    if slope == LINEAR:
+        return "linear"
+    return f"leaky_relu({slope:g})"
+
+
+def homogeneous_activation(z: torch.Tensor, slope: torch.Tensor) -> torch.Tensor:
+    """sigma(z) = z for z >= 0, slope * z otherwise (positively 1-homogeneous)."""
+    return torch.where(z >= 0, z, slope * z)
+
+
+@dataclass(frozen=True)
+class DagNetwork:
+    """The graph and activations of a network; weights are passed to ``forward``.
+
+    ``edges[e] = (source, target)``. ``learnable[e]`` is False for fixed edges such as the
+    identity skip of a ResNetIdentity block. ``matrices`` names groups of edges that form a
+    weight matrix (rows = targets, columns = sources; ``-1`` where a matrix has no edge).
+    """
+
+    n_inputs: int
+    n_vertices: int
+    edges: tuple[tuple[int, int], ...]
+    slopes: tuple[float, ...]
+    learnable: tuple[bool, ...] = ()
+    matrices: dict[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
+    constants: dict[int, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.learnable:
+            object.__setattr__(self, "learnable", (True,) * len(self.edges))
+        if len(self.slopes) != self.n_vertices:
+            raise ValueError("one activation slope per vertex")
+        if len(self.learnable) != len(self.edges):
+            raise ValueError("one learnable flag per edge")
+        if set(self.constants) != {e for e, free in enumerate(self.learnable) if not free}:
+            raise ValueError("every non-learnable edge, and only those, needs a constant")
+        for u, v in self.edges:
+            if not (0 <= u < v < self.n_vertices) or v < self.n_inputs:
+                raise ValueError(f"edge {(u, v)} breaks the topological vertex order")
+        for v in range(self.n_inputs, self.n_vertices):
+            if not self.in_edges[v]:
+                raise ValueError(f"vertex {v} has no in-edge")
+
+    @property
+    def n_edges(self) -> int:
+        return len(self.edges)
+
+    @property
+    def output(self) -> int:
+        return self.n_vertices - 1
+
+    @cached_property
+    def in_edges(self) -> tuple[tuple[int, ...], ...]:
+        incoming: list[list[int]] = [[] for _ in range(self.n_vertices)]
+        for e, (_, v) in enumerate(self.edges):
+            incoming[v].append(e)
+        return tuple(map(tuple, incoming))
+
+    @cached_property
+    def out_edges(self) -> tuple[tuple[int, ...], ...]:
+        outgoing: list[list[int]] = [[] for _ in range(self.n_vertices)]
+        for e, (u, _) in enumerate(self.edges):
+            outgoing[u].append(e)
+        return tuple(map(tuple, outgoing))
+
+    @cached_property
+    def levels(self) -> tuple[tuple[int, ...], ...]:
+        """Non-input vertices grouped by longest distance from the inputs."""
+        depth = [0] * self.n_vertices
+        for v in range(self.n_inputs, self.n_vertices):
+            depth[v] = 1 + max(depth[self.edges[e][0]] for e in self.in_edges[v])
+        grouped: dict[int, list[int]] = {}
+        for v in range(self.n_inputs, self.n_vertices):
+            grouped.setdefault(depth[v], []).append(v)
+        return tuple(tuple(grouped[d]) for d in sorted(grouped))
+
+    @cached_property
+    def _level_plan(self) -> list[tuple[torch.Tensor, ...]]:
+        plan = []
+        for level in self.levels:
+            local = {v: i for i, v in enumerate(level)}
+            edge_ids = [e for v in level for e in self.in_edges[v]]
+            plan.append(
+                (
+                    torch.tensor(level),
+                    torch.tensor(edge_ids),
+                    torch.tensor([self.edges[e][0] for e in edge_ids]),
+                    torch.tensor([local[self.edges[e][1]] for e in edge_ids]),
+                    torch.tensor([self.slopes[v] for v in level], dtype=torch.float64),
+                )
+            )
+        return plan
+
+    def vertex_values(
+        self, weights: torch.Tensor, x: torch.Tensor, edge_signals: dict[int, torch.Tensor] | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Pre- and post-activations of every vertex, shape (batch, n_vertices) each.
+
+        Input vertices carry x as both; ``weights`` has shape (n_edges,), ``x`` (batch, n_inputs).
+        ``edge_signals[e]`` (shape (batch,)) replaces the source value that edge e carries, an
+        intervention used to predict what a perturbed network computes.
+        """
+        batch = x.shape[0]
+        pre = torch.zeros(batch, self.n_vertices, dtype=x.dtype)
+        pre = pre.index_copy(1, torch.arange(self.n_inputs), x)
+        post = pre
+        for vertices, edge_ids, sources, targets, slopes in self._level_plan:
+            signals = post[:, sources]
+            for i, e in enumerate(edge_ids.tolist() if edge_signals else ()):
+                if e in edge_signals:
+                    signals = signals.index_copy(1, torch.tensor([i]), edge_signals[e][:, None])
+            contributions = signals * weights[edge_ids]
+            z = torch.zeros(batch, len(vertices), dtype=x.dtype).index_add(1, targets, contributions)
+            pre = pre.index_copy(1, vertices, z)
+            post = post.index_copy(1, vertices, homogeneous_activation(z, slopes.to(x.dtype)))
+        return pre, post
+
+    def forward(self, weights: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """nu(x; w) for a batch x of shape (batch, n_inputs); returns shape (batch,)."""
+        return self.vertex_values(weights, x)[1][:, self.output]
+
+    __call__ = forward
+
+    def forward_exact(self, weights: Sequence[Scalar], x: Sequence[Scalar]) -> Scalar:
+        """nu(x; w) for one input in exact arithmetic (Fractions and ints)."""
+        post: list[Scalar] = list(x) + [0] * (self.n_vertices - self.n_inputs)
+        for v in range(self.n_inputs, self.n_vertices):
+            z = sum((weights[e] * post[self.edges[e][0]] for e in self.in_edges[v]), Fraction(0))
+            post[v] = z if z >= 0 else Fraction(self.slopes[v]) * z
+        return post[self.output]
+
+    def weight_matrix(self, name: str, weights: torch.Tensor) -> torch.Tensor:
+        """The named weight matrix (rows = targets, columns = sources), zero where no edge."""
+        index = torch.tensor(self.matrices[name])
+        padded = torch.cat([weights, weights.new_zeros(1)])
+        return padded[index]
+
+    def is_tree(self) -> bool:
+        """Definition 3: the underlying undirected graph is a tree."""
+        if self.n_edges != self.n_vertices - 1:
+            return False
+        reached, frontier = {self.output}, [self.output]
+        while frontier:
+            v = frontier.pop()
+            for e in self.in_edges[v] + self.out_edges[v]:
+                for w in self.edges[e]:
+                    if w not in reached:
+                        reached.add(w)
+                        frontier.append(w)
+        return len(reached) == self.n_vertices

@@ -1,0 +1,23 @@
+"""Hypothesis profiles: ``dev`` (default), ``ci`` (derandomized, chosen when CI=true) and
+``nightly`` (many more examples, ``target()`` active). Deadlines are off: numeric tests vary
+in time with the drawn sizes, and a slow case is not a wrong one."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, Phase, settings
+
+_COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors])
+_WITHOUT_TARGET = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
+
+settings.register_profile("dev", max_examples=100, phases=_WITHOUT_TARGET, **_COMMON)
+settings.register_profile(
+    "ci", max_examples=100, derandomize=True, database=None, print_blob=True, phases=_WITHOUT_TARGET, **_COMMON
+)
+settings.register_profile("nightly", max_examples=2000, phases=tuple(Phase), print_blob=True, **_COMMON)
+
+
+def default_profile() -> str:
+    """``ci`` when the CI variable says so (CI=true, as CI services set it), else ``dev``."""
+    return "ci" if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes") else "dev"

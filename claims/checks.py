@@ -1,0 +1,49 @@
+"""The shared check core: every claim test judges its cases through these functions.
+
+Each check records the case (error, tolerance, details) for the report and raises
+``ClaimViolation`` when the case contradicts the statement; NaN never passes.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Sequence
+
+import torch
+
+from claims._evidence import ClaimViolation, record_case
+from claims._numerics import error_of
+
+
+def check_close(observed: torch.Tensor, expected: torch.Tensor, tolerance: float, **details: Any) -> float:
+    """Identity up to float rounding: max |observed - expected| <= tolerance."""
+    error = error_of(observed, expected)
+    record_case(error, tolerance, **details)
+    if not error <= tolerance:
+        raise ClaimViolation(f"error {error:.3g} exceeds tolerance {tolerance:.3g}; {details}")
+    return error
+
+
+def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **details: Any) -> None:
+    """Identity in exact rational arithmetic: error exactly 0."""
+    error = max((abs(Fraction(a) - Fraction(b)) for a, b in zip(observed, expected, strict=True)), default=Fraction(0))
+    record_case(float(error), 0.0, exact_error=error, **details)
+    if error != 0:
+        raise ClaimViolation(f"exact error {error} != 0; {details}")
+
+
+def check_property(holds: bool, description: str, **details: Any) -> None:
+    """A property a construction must have (error 0 when it holds, 1 when it does not)."""
+    record_case(0.0 if holds else 1.0, 0.0, property=description, **details)
+    if not holds:
+        raise ClaimViolation(f"property fails: {description}; {details}")
+
+
+def check_rejected(observed: torch.Tensor, expected: torch.Tensor, tolerance: float, **details: Any) -> float:
+    """Negative control: the identity check must reject this case (finite error > tolerance)."""
+    error = error_of(observed, expected)
+    record_case(error, tolerance, rejected=error > tolerance, **details)
+    if not (math.isfinite(error) and error > tolerance):
+        raise ClaimViolation(f"negative control accepted: error {error:.3g} <= tolerance {tolerance:.3g}")
+    return error
