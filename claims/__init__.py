@@ -22,7 +22,14 @@ from claims._paths import (
     unrolled_tree,
 )
 from claims._registry import CLAIMS, Claim, get_claim
-from claims.checks import check_close, check_exact, check_property, check_rejected
+from claims.checks import (
+    check_close,
+    check_exact,
+    check_inequality,
+    check_inequality_rejected,
+    check_property,
+    check_rejected,
+)
 
 __all__ = [
     "CLAIMS",
@@ -39,6 +46,8 @@ __all__ = [
     "activation_name",
     "check_close",
     "check_exact",
+    "check_inequality",
+    "check_inequality_rejected",
     "check_property",
     "check_rejected",
     "count_paths",

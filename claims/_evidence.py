@@ -60,6 +60,7 @@ class TestEvidence:
     violation: str | None = None
     negative_control: bool = False
     checks: int = 0
+    min_slack: float | None = None
     _example: object = field(default=None, repr=False)
 
     def add_case(self, error: float, tolerance: float, details: dict[str, Any]) -> None:
@@ -70,9 +71,12 @@ class TestEvidence:
         if example is None or example is not self._example:
             self.cases += 1
             self._example = example
-        key = (margin(error, tolerance), -error)
+        key = (margin(error, tolerance), -error, details.get("relative_slack", math.inf))
+        slack = details.get("relative_slack")
+        if slack is not None and (self.min_slack is None or slack < self.min_slack):
+            self.min_slack = slack
         if self.max_error is not None:
-            kept = (margin(self.max_error, self.tolerance), -self.max_error)
+            kept = (margin(self.max_error, self.tolerance), -self.max_error, self.worst.get("relative_slack", math.inf))
             worse = key > kept if self.negative_control else key < kept
         if self.max_error is None or worse:
             self.max_error, self.tolerance, self.worst = error, tolerance, details
@@ -82,6 +86,7 @@ class TestEvidence:
             {
                 "cases": self.cases,
                 "checks": self.checks,
+                "min_slack": self.min_slack,
                 "max_error": self.max_error,
                 "tolerance": self.tolerance,
                 "details": self.worst,
@@ -91,6 +96,10 @@ class TestEvidence:
                 "violation": self.violation,
             }
         )
+
+
+def currently_in_example() -> bool:
+    return _current_example() is not None
 
 
 def _current_example() -> object | None:

@@ -49,6 +49,7 @@ class TestRecord:
             "negative_control": self.negative_control,
             "cases": e.get("cases", 0),
             "checks": e.get("checks", 0),
+            "min_slack": e.get("min_slack"),
             "max_error": e.get("max_error"),
             "tolerance": e.get("tolerance"),
             "details": e.get("details", {}),
@@ -115,6 +116,9 @@ def claim_entry(claim: Claim, tests: list[TestRecord]) -> dict[str, Any]:
         "tests": len(checks) + len(controls),
         "cases": sum(t.evidence.get("cases", 0) for t in checks),
         "checks": sum(t.evidence.get("checks", 0) for t in checks),
+        "min_slack": min(
+            (t.evidence["min_slack"] for t in checks if t.evidence.get("min_slack") is not None), default=None
+        ),
         "max_error": max_error,
         "tolerance": tolerance,
         "margin": _finite(margin(max_error, tolerance)) if worst else None,

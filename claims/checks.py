@@ -12,7 +12,9 @@ from typing import Any, Sequence
 
 import torch
 
-from claims._evidence import ClaimViolation, record_case
+from hypothesis import target
+
+from claims._evidence import ClaimViolation, currently_in_example, record_case
 from claims._numerics import error_of
 
 
@@ -46,4 +48,37 @@ def check_rejected(observed: torch.Tensor, expected: torch.Tensor, tolerance: fl
     record_case(error, tolerance, rejected=error > tolerance, **details)
     if not (math.isfinite(error) and error > tolerance):
         raise ClaimViolation(f"negative control accepted: error {error:.3g} <= tolerance {tolerance:.3g}")
+    return error
+
+
+def check_inequality(
+    lhs: float, rhs: float, tolerance: float, scale: float | None = None, label: str = "slack", **details: Any
+) -> float:
+    """Inequality lhs <= rhs, allowing ``tolerance`` for float rounding; returns the slack.
+
+    The error is max(0, lhs - rhs). The slack rhs - lhs, relative to ``scale`` (default
+    |lhs| + |rhs|), is recorded and fed to ``hypothesis.target`` so that the ``nightly``
+    profile's targeting phase drives toward the tightest cases.
+    """
+    lhs, rhs = float(lhs), float(rhs)
+    scale = float(scale) if scale is not None else abs(lhs) + abs(rhs)
+    slack = rhs - lhs
+    relative = slack / scale if scale > 0 else slack
+    if currently_in_example() and math.isfinite(relative):
+        target(-relative, label=label)
+    error = max(0.0, lhs - rhs) if math.isfinite(slack) else math.inf
+    record_case(error, tolerance, lhs=lhs, rhs=rhs, slack=slack, relative_slack=relative, **details)
+    if not error <= tolerance:
+        raise ClaimViolation(f"{lhs!r} <= {rhs!r} fails by {lhs - rhs:.3g} (tolerance {tolerance:.3g}); {details}")
+    return slack
+
+
+def check_inequality_rejected(lhs: float, rhs: float, tolerance: float, **details: Any) -> float:
+    """Negative control for an inequality: this case must violate lhs <= rhs by more than
+    ``tolerance`` (a perturbed statement or a case outside the hypotheses)."""
+    lhs, rhs = float(lhs), float(rhs)
+    error = lhs - rhs if math.isfinite(lhs - rhs) else math.nan
+    record_case(max(error, 0.0), tolerance, lhs=lhs, rhs=rhs, rejected=error > tolerance, **details)
+    if not error > tolerance:
+        raise ClaimViolation(f"negative control accepted: {lhs!r} <= {rhs!r} + {tolerance:.3g}")
     return error

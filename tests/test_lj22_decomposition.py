@@ -28,7 +28,7 @@ from claims import (
     unrolled_tree,
 )
 from claims._numerics import decomposition_tolerance
-from claims.strategies import dag_networks, feedforward_networks, input_batches, weight_vectors
+from claims.strategies import dag_networks, feedforward_networks, input_batches, sign_patterns, weight_vectors
 
 L1 = pytest.mark.claim("LJ22.L1")
 
@@ -73,16 +73,24 @@ def test_nu_equals_mu_of_h_exactly(instance):
     record_note("(b) nu(x) = mu(h(x)) exactly (error 0) with rational weights and inputs (Fractions).")
 
 
+@st.composite
+def sign_pattern_families(draw, networks=feedforward_networks(max_paths=128), size=3):
+    """One architecture and sign pattern, with ``size`` weight vectors (magnitudes resampled)
+    and input batches sharing that pattern. Everything is drawn before any check runs."""
+    network = draw(networks)
+    signs = draw(sign_patterns(network))
+    weights = [draw(weight_vectors(network, signs=signs)) for _ in range(size)]
+    inputs = [draw(input_batches(network.n_inputs)) for _ in range(size)]
+    return network, signs, list(zip(weights, inputs))
+
+
 @L1
-@given(st.data())
-def test_mu_depends_only_on_the_sign_pattern(data):
-    network = data.draw(feedforward_networks(max_paths=128))
-    signs = [1 if network.constants.get(e, 1) > 0 else data.draw(st.sampled_from([1, -1])) for e in range(network.n_edges)]
+@given(sign_pattern_families())
+def test_mu_depends_only_on_the_sign_pattern(family):
+    network, signs, members = family
     mu = tree_network(network, signs)
     paths = path_enumeration(network)
-    for _ in range(3):
-        weights = data.draw(weight_vectors(network, signs=signs))
-        x = data.draw(input_batches(network.n_inputs))
+    for weights, x in members:
         nu, mu_of_h, tolerance = decomposition_error(network, paths, mu, weights, x)
         check_close(nu, mu_of_h, tolerance, identity="one mu per sign pattern, magnitudes resampled")
     record_note("(c) one mu, built once from a sign pattern, serves three weight vectors with that pattern.")
