@@ -34,12 +34,10 @@ def plain(value: Any) -> Any:
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
-    if isinstance(value, bool | int | str) or value is None:
+    if isinstance(value, bool | int | float | str) or value is None:
         return value
     if isinstance(value, Fraction):
         return str(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
     if hasattr(value, "tolist"):
         return plain(value.tolist())
     return str(value)

@@ -202,7 +202,18 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _json_safe(value: Any) -> Any:
+    """Strict JSON: a non-finite float (an infinite or NaN error) is written as its name."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
 def write_report(report: dict[str, Any], directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "claims.json").write_text(json.dumps(report, indent=2) + "\n")
+    (directory / "claims.json").write_text(json.dumps(_json_safe(report), indent=2, allow_nan=False) + "\n")
     (directory / "claims.md").write_text(render_markdown(report))
