@@ -156,6 +156,11 @@ def _margin(entry: dict[str, Any]) -> str:
     return "exact" if entry["max_error"] == 0 else _number(entry["margin"])
 
 
+def _seed(run: dict[str, Any]) -> str:
+    seed = run.get("hypothesis_seed")
+    return "derandomized" if seed is None else f"seed {seed}: replay with `--hypothesis-seed={seed}`"
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     run = report["run"]
     lines = [
@@ -164,21 +169,23 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{summary_line(report)}.",
         "",
         f"Run {run['started']} to {run['finished']}, complete: {str(run['complete']).lower()}, "
-        f"Hypothesis profile `{run['profile']}`, {run['workers']} xdist workers, git {run['git_commit']}.",
+        f"Hypothesis profile `{run['profile']}` ({_seed(run)}), {run['workers']} xdist workers, "
+        f"git {run['git_commit']}.",
         f"Versions: Python {run['python']}, torch {run['torch']}, hypothesis {run['hypothesis']}. "
         f"Command: `{run['command']}`.",
         "",
-        "Margin is tolerance / worst error over all cases of the claim (exact: error 0); the "
+        "Margin is tolerance / worst error over all cases of the claim (exact: error 0); min slack "
+        "is the smallest relative slack (rhs - lhs) / (|lhs| + |rhs|) of an inequality claim; the "
         "negative control is `rejected` when the same check refuses a case that violates a "
         "hypothesis, so the check is shown able to fail.",
         "",
-        "| ID | Reference | Verdict | Cases | Worst error | Tolerance | Margin | Negative control |",
-        "|---|---|---|---|---|---|---|---|",
+        "| ID | Reference | Verdict | Cases | Worst error | Tolerance | Margin | Min slack | Negative control |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for c in report["claims"]:
         lines.append(
             f"| {c['id']} | {c['ref']} | {c['verdict']} | {c['cases']} | {_number(c['max_error'])} "
-            f"| {_number(c['tolerance'])} | {_margin(c)} | {c['negative_control']} |"
+            f"| {_number(c['tolerance'])} | {_margin(c)} | {_number(c['min_slack'])} | {c['negative_control']} |"
         )
     untested = [c["id"] for c in report["claims"] if c["verdict"] == "untested"]
     lines += ["", f"Untested ({len(untested)}): {', '.join(untested) or 'none'}.", ""]

@@ -6,7 +6,7 @@ aggregates (``pytest_runtest_logreport``) and writes ``reports/claims.json`` and
 
 from __future__ import annotations
 
-import os
+import random
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -50,7 +50,13 @@ def _git_commit(root: Path) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+SEED = "claims_hypothesis_seed"
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    """Load the profile and fix one Hypothesis seed for the session (before Hypothesis's own
+    ``pytest_configure`` reads ``--hypothesis-seed``), so a randomized run can be replayed."""
     config.addinivalue_line(
         "markers",
         "claim(id, negative_control=False): the test evidences claim `id` of the registry; "
@@ -58,8 +64,19 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     profile = config.getoption("hypothesis_profile", None) or _profiles.default_profile()
     settings.load_profile(profile)
-    if not hasattr(config, "workerinput") and not config.getoption("no_claims_report"):
+    if hasattr(config, "workerinput"):
+        config.option.hypothesis_seed = config.workerinput[SEED]
+        return
+    if config.option.hypothesis_seed is None and not settings.get_profile(profile).derandomize:
+        config.option.hypothesis_seed = random.SystemRandom().getrandbits(32)
+    if not config.getoption("no_claims_report"):
         config.pluginmanager.register(ClaimsReporter(config, profile), "claims-reporter")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist: every worker uses the controller's seed."""
+    node.workerinput[SEED] = node.config.option.hypothesis_seed
 
 
 def _claim_marker(item: pytest.Item) -> tuple[list[str], bool] | None:
@@ -128,6 +145,7 @@ class ClaimsReporter:
             "finished": None,
             "complete": False,
             "profile": profile,
+            "hypothesis_seed": _as_seed(config.option.hypothesis_seed),
             "workers": 0,
             "python": sys.version.split()[0],
             "torch": _version("torch"),
@@ -162,6 +180,11 @@ class ClaimsReporter:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.report is not None:
             terminalreporter.write_line(f"{summary_line(self.report)}; report in {self.directory}")
+
+
+def _as_seed(value):
+    """``--hypothesis-seed`` arrives as a string; Hypothesis uses it as an int when it is one."""
+    return int(value) if isinstance(value, str) and value.isdigit() else value
 
 
 def _now() -> str:

@@ -66,7 +66,7 @@ def test_report_lists_every_claim_and_verifies_with_control(pytester, ci):
     )
     result.stdout.fnmatch_lines(["claims: 1 verified, 39 untested; report in *"])
     markdown = (pytester.path / "reports" / "claims.md").read_text()
-    assert "| LJ22.L1 | Lemma 1 | verified | 100 | 0 |" in markdown
+    assert "| LJ22.L1 | Lemma 1 | verified | 100 | 0 | 1e-15 | exact | - | rejected |" in markdown
     assert "| LJ22.L2a | Lemma 2, Eq. (4) | untested |" in markdown
 
 
@@ -192,3 +192,36 @@ def test_evidence_outside_a_claim_test_is_an_error():
 
     with pytest.raises(RuntimeError, match="only inside a test marked"):
         record_note("nowhere to go")
+
+
+ROUNDING_MODULE = """
+import pytest, torch
+from hypothesis import given, strategies as st
+from claims import check_close, check_rejected
+
+@pytest.mark.claim("LJ22.L1")
+@given(st.floats(-1, 1))
+def test_rounding(x):
+    t = torch.tensor([x], dtype=torch.float64)
+    check_close(t * 3 / 10, t * 0.3, tolerance=1e-15)
+
+@pytest.mark.claim("LJ22.L1", negative_control=True)
+@given(st.floats(0.5, 1))
+def test_control(x):
+    t = torch.tensor([x], dtype=torch.float64)
+    check_rejected(t * 0.4, t * 0.3, tolerance=1e-15)
+"""
+
+
+def test_a_randomized_run_records_a_seed_that_replays_under_xdist(pytester, monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    pytester.makepyfile(test_rounding=ROUNDING_MODULE)
+    first_result, first = run(pytester)
+    seed = first["run"]["hypothesis_seed"]
+    assert first["run"]["profile"] == "dev" and isinstance(seed, int)
+    replay_result, replay = run(pytester, "-n", "2", f"--hypothesis-seed={seed}")
+    first_result.assert_outcomes(passed=2)
+    replay_result.assert_outcomes(passed=2)
+    assert replay["run"]["hypothesis_seed"] == seed
+    assert without_timings(first) == without_timings(replay)
+    assert entry(first, "LJ22.L1")["max_error"] > 0
