@@ -34,8 +34,10 @@ def plain(value: Any) -> Any:
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
-    if isinstance(value, bool | int | float | str) or value is None:
+    if isinstance(value, bool | int | str) or value is None:
         return value
+    if isinstance(value, float):
+        return float(value)  # numpy.float64 is a float that execnet cannot serialize
     if isinstance(value, Fraction):
         return str(value)
     if hasattr(value, "tolist"):
