@@ -2,70 +2,54 @@
 
 Public API: networks and builders, path tools (LJ22 Section 3), the claim registry, the check
 core that records evidence, and numeric helpers. Strategies live in ``claims.strategies`` and
-the pytest plugin in ``claims.plugin``.
+the pytest plugin in ``claims.plugin``. Names load on first use, so that the plugin (and a
+pytest run that collects nothing numeric) does not pay for importing torch.
 """
 
-from claims._builders import NetworkBuilder, mlp, resnet, resnet_block
-from claims._evidence import ClaimViolation, declare_verdict, record_case, record_note
-from claims._networks import LINEAR, RELU, DagNetwork, activation_name, homogeneous_activation
-from claims._numerics import UNIT_ROUNDOFF, error_of, gamma, rounding_depth
-from claims._paths import (
-    PathEnumeration,
-    TreeNetwork,
-    UnrolledTree,
-    count_paths,
-    path_enumeration,
-    pull_back,
-    pull_back_order,
-    sign,
-    tree_network,
-    unrolled_tree,
-)
-from claims._registry import CLAIMS, Claim, get_claim
-from claims.checks import (
-    check_close,
-    check_exact,
-    check_inequality,
-    check_inequality_rejected,
-    check_property,
-    check_rejected,
-)
+from __future__ import annotations
 
-__all__ = [
-    "CLAIMS",
-    "LINEAR",
-    "RELU",
-    "UNIT_ROUNDOFF",
-    "Claim",
-    "ClaimViolation",
-    "DagNetwork",
-    "NetworkBuilder",
-    "PathEnumeration",
-    "TreeNetwork",
-    "UnrolledTree",
-    "activation_name",
-    "check_close",
-    "check_exact",
-    "check_inequality",
-    "check_inequality_rejected",
-    "check_property",
-    "check_rejected",
-    "count_paths",
-    "declare_verdict",
-    "error_of",
-    "gamma",
-    "get_claim",
-    "homogeneous_activation",
-    "mlp",
-    "path_enumeration",
-    "pull_back",
-    "pull_back_order",
-    "record_case",
-    "record_note",
-    "resnet",
-    "resnet_block",
-    "rounding_depth",
-    "sign",
-    "tree_network",
-    "unrolled_tree",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "claims._builders": ("NetworkBuilder", "mlp", "resnet", "resnet_block"),
+    "claims._evidence": ("ClaimViolation", "declare_verdict", "record_case", "record_note"),
+    "claims._networks": ("LINEAR", "RELU", "DagNetwork", "activation_name", "homogeneous_activation"),
+    "claims._numerics": ("UNIT_ROUNDOFF", "error_of", "gamma", "rounding_depth"),
+    "claims._paths": (
+        "PathEnumeration",
+        "TreeNetwork",
+        "UnrolledTree",
+        "count_paths",
+        "path_enumeration",
+        "pull_back",
+        "pull_back_order",
+        "sign",
+        "tree_network",
+        "unrolled_tree",
+    ),
+    "claims._registry": ("CLAIMS", "Claim", "get_claim"),
+    "claims.checks": (
+        "check_close",
+        "check_exact",
+        "check_inequality",
+        "check_inequality_rejected",
+        "check_property",
+        "check_rejected",
+    ),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'claims' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+

@@ -157,6 +157,10 @@ class DagNetwork:
             post[v] = z if z >= 0 else Fraction(self.slopes[v]) * z
         return post[self.output]
 
+    def is_leaky(self, vertex: int) -> bool:
+        """A slope other than 0 and 1 costs one more rounding (the product slope * z)."""
+        return self.slopes[vertex] not in (RELU, LINEAR)
+
     def weight_matrix(self, name: str, weights: torch.Tensor) -> torch.Tensor:
         """The named weight matrix (rows = targets, columns = sources), zero where no edge."""
         index = torch.tensor(self.matrices[name])

@@ -8,12 +8,13 @@ gamma_k = k u / (1 - k u) times the sum of the magnitudes of its terms, u = 2^-5
 from __future__ import annotations
 
 import math
+import sys
+from typing import TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:
+    from claims._networks import DagNetwork
 
-from claims._networks import LINEAR, RELU, DagNetwork
-
-UNIT_ROUNDOFF = torch.finfo(torch.float64).eps / 2
+UNIT_ROUNDOFF = sys.float_info.epsilon / 2  # float64
 
 
 def gamma(k: int) -> float:
@@ -29,19 +30,17 @@ def rounding_depth(network: DagNetwork) -> int:
     """
     depth = [0] * network.n_vertices
     for v in range(network.n_inputs, network.n_vertices):
-        own = 1 + len(network.in_edges[v]) + (network.slopes[v] not in (RELU, LINEAR))
+        own = 1 + len(network.in_edges[v]) + network.is_leaky(v)
         depth[v] = own + max(depth[network.edges[e][0]] for e in network.in_edges[v])
     return depth[network.output]
 
 
-def error_of(observed: torch.Tensor, expected: torch.Tensor) -> float:
-    """max |observed - expected|; NaN anywhere counts as an infinite error."""
-    difference = (observed - expected).abs()
-    if difference.numel() == 0:
-        return 0.0
-    if torch.isnan(difference).any():
-        return math.inf
-    return float(difference.max())
+def error_of(observed: Any, expected: Any) -> float:
+    """max |observed - expected| over tensors, arrays or scalars; NaN anywhere is an infinite error."""
+    difference = abs(observed - expected)
+    values = difference.reshape(-1).tolist() if hasattr(difference, "reshape") else [difference]
+    values = [float(v) for v in values]
+    return math.inf if any(map(math.isnan, values)) else max(values, default=0.0)
 
 
 def decomposition_tolerance(network: DagNetwork, tree: DagNetwork, longest_path: int) -> float:

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Sequence
-
-import torch
+from typing import TYPE_CHECKING, Any, Sequence
 
 from hypothesis import target
 
 from claims._evidence import ClaimViolation, currently_in_example, record_case
 from claims._numerics import error_of
 
+if TYPE_CHECKING:
+    from torch import Tensor
 
-def check_close(observed: torch.Tensor, expected: torch.Tensor, tolerance: float, **details: Any) -> float:
+
+def check_close(observed: Tensor | float, expected: Tensor | float, tolerance: float, **details: Any) -> float:
     """Identity up to float rounding: max |observed - expected| <= tolerance."""
     error = error_of(observed, expected)
     record_case(error, tolerance, **details)
@@ -42,7 +43,7 @@ def check_property(holds: bool, description: str, **details: Any) -> None:
         raise ClaimViolation(f"property fails: {description}; {details}")
 
 
-def check_rejected(observed: torch.Tensor, expected: torch.Tensor, tolerance: float, **details: Any) -> float:
+def check_rejected(observed: Tensor | float, expected: Tensor | float, tolerance: float, **details: Any) -> float:
     """Negative control: the identity check must reject this case (finite error > tolerance)."""
     error = error_of(observed, expected)
     record_case(error, tolerance, rejected=error > tolerance, **details)
