@@ -1,0 +1,160 @@
+"""The saddle at the origin of BSJ25 (Section 2): bias-free ReLU networks and the localized loss.
+
+Data X in R^{d_in x N} holds one sample per column; the weights are W_1 .. W_L with W_l of shape
+n_l x n_{l-1}. Section 2 defines Z^s_0 = X, Z_l = W_l Z^s_{l-1}, Z^s_l = relu(Z_l), and the output
+Y_theta = Z_L (the last layer is linear). theta concatenates the W_l row by row, P = sum n_l n_{l-1}.
+The localized loss L_0(theta) = Tr[G^T Y_theta] (after Eq. (1)) is positively L-homogeneous.
+
+Rounding bounds follow claims._numerics: every entry of every Z_l is a sum over input-to-unit paths
+of x prod w, so its float64 error is at most gamma_k times the same sum of |terms|, which the
+*absolute network* |W_l| ... |W_1| |X| (no activation) computes (relu is 1-Lipschitz, relu(0) = 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import prod
+
+import torch
+from hypothesis import strategies as st
+
+Weights = list[torch.Tensor]
+Shapes = tuple[tuple[int, int], ...]
+
+
+def shapes_of(weights: Sequence[torch.Tensor]) -> Shapes:
+    return tuple((int(w.shape[0]), int(w.shape[1])) for w in weights)
+
+
+def flatten(weights: Sequence[torch.Tensor]) -> torch.Tensor:
+    """theta: the weight matrices concatenated row by row (Section 2)."""
+    return torch.cat([w.reshape(-1) for w in weights])
+
+
+def unflatten(theta: torch.Tensor, shapes: Shapes) -> Weights:
+    sizes = [rows * cols for rows, cols in shapes]
+    return [part.reshape(shape) for part, shape in zip(torch.split(theta, sizes), shapes, strict=True)]
+
+
+def forward(weights: Sequence[torch.Tensor], x: torch.Tensor) -> tuple[Weights, Weights]:
+    """(pre, post): pre[l] = Z_l and post[l] = Z^s_l = relu(Z_l) for l = 1 .. L, with
+    pre[0] = post[0] = X. post[L] = relu(Y) is defined by the recursion but is not the output."""
+    pre, post = [x], [x]
+    for w in weights:
+        pre.append(w @ post[-1])
+        post.append(torch.relu(pre[-1]))
+    return pre, post
+
+
+def output(weights: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+    """Y_theta = Z_L."""
+    return forward(weights, x)[0][-1]
+
+
+def localized_loss(weights: Sequence[torch.Tensor], x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    """L_0(theta) = Tr[G^T Y_theta] (Section 2, after Eq. (1))."""
+    return (g * output(weights, x)).sum()
+
+
+def loss_of_theta(shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> Callable[[torch.Tensor], torch.Tensor]:
+    """theta -> L_0(theta), for torch.func (grad, jvp)."""
+    return lambda theta: localized_loss(unflatten(theta, shapes), x, g)
+
+
+def absolute_forward(weights: Sequence[torch.Tensor], x: torch.Tensor) -> Weights:
+    """|W_l| ... |W_1| |X| for l = 0 .. L: the path sums of |terms| that bound the rounding of Z_l."""
+    layers = [x.abs()]
+    for w in weights:
+        layers.append(w.abs() @ layers[-1])
+    return layers
+
+
+def absolute_loss(weights: Sequence[torch.Tensor], x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    """Tr[|G|^T |W_L| ... |W_1| |X|]: the sum over all paths of |terms| of L_0, the scale of its
+    rounding error (and, by its gradient in |theta|, of the gradient's)."""
+    return (g.abs() * absolute_forward(weights, x)[-1]).sum()
+
+
+def rounding_depth(shapes: Shapes, n_samples: int) -> int:
+    """Roundings on any chain of L_0 and its reverse-mode gradient: the forward inner products
+    (length n_{l-1}), the trace (N n_L terms), the backward products W_l^T (length n_l) and the
+    weight-gradient products (length N)."""
+    fan_in = sum(cols for _, cols in shapes)
+    fan_out = sum(rows for rows, _ in shapes)
+    return fan_in + fan_out + n_samples * (shapes[-1][0] + 1)
+
+
+def singular_value_ratio(a: torch.Tensor) -> torch.Tensor:
+    """sum_{i>=2} s_i^2(A) / sum_i s_i^2(A) (Theorem 3.1, Propositions 3.3, 3.4); NaN for A = 0."""
+    s = torch.linalg.svdvals(a)
+    return (s[1:] ** 2).sum() / (s**2).sum()
+
+
+def numerical_rank(a: torch.Tensor) -> int:
+    """Rank with torch's default cutoff s_i > max(m, n) eps s_1 (the numpy/Matlab convention):
+    singular values below it are indistinguishable from rounding of a matrix of norm s_1."""
+    return int(torch.linalg.matrix_rank(a))
+
+
+def nonnegative_top_singular_pair(
+    a: torch.Tensor, top: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Lemma A.6 for a nonnegative A: (s_1, u, v) with u, v >= 0 entrywise, A u = s_1 v, A^T v = s_1 u.
+
+    From a top right singular vector w (``top``; default: torch.linalg.svd's first), u = |w|: since
+    |A w| <= A |w| entrywise for A >= 0, |w| still attains ||A x|| = s_1 on the unit sphere, so it is a
+    top right singular vector even when s_1 is repeated (the Rayleigh-quotient form of the proof's
+    Perron-Frobenius step); then v = A u / ||A u|| as in the proof.
+    """
+    s = torch.linalg.svdvals(a)
+    u = (torch.linalg.svd(a)[2][0] if top is None else top).abs()
+    image = a @ u
+    return s[0], u, image / torch.linalg.vector_norm(image)
+
+
+@st.composite
+def matrices(
+    draw,
+    rows: int,
+    cols: int,
+    low: float = 0.1,
+    high: float = 1.0,
+    signed: bool = True,
+    zero_fraction: float = 0.0,
+) -> torch.Tensor:
+    """rows x cols float64 matrices: magnitudes uniform in [low, high], signs +-1 with equal odds if
+    ``signed``, each entry 0 with probability ``zero_fraction``. The entries come from a torch generator
+    seeded by Hypothesis (one draw per matrix, which keeps depth-16 networks cheap to generate)."""
+    generator = torch.Generator().manual_seed(draw(st.integers(0, 2**63 - 1)))
+    uniform = lambda: torch.rand(rows, cols, generator=generator, dtype=torch.float64)
+    entries = low + (high - low) * uniform()
+    if signed:
+        entries = torch.where(uniform() < 0.5, -entries, entries)
+    if zero_fraction:
+        entries = torch.where(uniform() < zero_fraction, 0.0, entries)
+    return entries
+
+
+@st.composite
+def relu_networks(
+    draw,
+    min_depth: int = 2,
+    max_depth: int = 4,
+    min_width: int = 1,
+    max_width: int = 6,
+    max_samples: int = 8,
+    max_outputs: int = 3,
+):
+    """(weights, X, G): depth L in [min_depth, max_depth], widths n_0 .. n_{L-1} in [min_width, max_width],
+    n_L <= max_outputs, N <= max_samples samples; G has the shape of Y_theta."""
+    depth = draw(st.integers(min_depth, max_depth))
+    widths = [draw(st.integers(min_width, max_width)) for _ in range(depth)] + [
+        draw(st.integers(1, max_outputs))
+    ]
+    n_samples = draw(st.integers(1, max_samples))
+    weights = [draw(matrices(widths[l + 1], widths[l])) for l in range(depth)]
+    return weights, draw(matrices(widths[0], n_samples)), draw(matrices(widths[-1], n_samples))
+
+
+def parameter_count(shapes: Shapes) -> int:
+    return sum(prod(shape) for shape in shapes)
