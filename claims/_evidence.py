@@ -46,50 +46,65 @@ def plain(value: Any) -> Any:
 
 
 @dataclass
+class Case:
+    """One judged case: its error, the tolerance it was judged by, and its numbers."""
+
+    error: float
+    tolerance: float
+    details: dict[str, Any]
+
+    def key(self) -> tuple[float, float, float]:
+        """Smaller is nearer to violating: margin, then larger error, then smaller slack."""
+        return (margin(self.error, self.tolerance), -self.error, self.details.get("relative_slack", math.inf))
+
+
+@dataclass
 class TestEvidence:
     """What one test showed: its cases (one per Hypothesis example, or per check outside
-    ``@given``), its checks, the case nearest to the other outcome, notes, verdict."""
+    ``@given``) and checks; of the cases where a statement holds, the one nearest to violating;
+    of the cases shown to violate a statement (negative controls, counterexamples to a printed
+    statement), the one nearest to being accepted; notes and a declared verdict."""
 
     cases: int = 0
-    max_error: float | None = None
-    tolerance: float | None = None
-    worst: dict[str, Any] = field(default_factory=dict)
+    checks: int = 0
+    holding: Case | None = None
+    violating: Case | None = None
+    min_slack: float | None = None
     notes: list[str] = field(default_factory=list)
     verdict: str | None = None
     correction: str | None = None
     violation: str | None = None
-    negative_control: bool = False
-    checks: int = 0
-    min_slack: float | None = None
     _example: object = field(default=None, repr=False)
 
-    def add_case(self, error: float, tolerance: float, details: dict[str, Any]) -> None:
-        """Keep the case nearest to the other outcome: the smallest margin for a claim check,
-        the largest (error closest to acceptance) for a negative control."""
+    def add_case(self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False) -> None:
         self.checks += 1
         example = _current_example()
         if example is None or example is not self._example:
             self.cases += 1
             self._example = example
-        key = (margin(error, tolerance), -error, details.get("relative_slack", math.inf))
+        case = Case(error, tolerance, details)
+        if violates:
+            if self.violating is None or case.key() > self.violating.key():
+                self.violating = case
+            return
         slack = details.get("relative_slack")
         if slack is not None and (self.min_slack is None or slack < self.min_slack):
             self.min_slack = slack
-        if self.max_error is not None:
-            kept = (margin(self.max_error, self.tolerance), -self.max_error, self.worst.get("relative_slack", math.inf))
-            worse = key > kept if self.negative_control else key < kept
-        if self.max_error is None or worse:
-            self.max_error, self.tolerance, self.worst = error, tolerance, details
+        if self.holding is None or case.key() < self.holding.key():
+            self.holding = case
 
     def to_builtin(self) -> dict[str, Any]:
+        shown = self.holding or self.violating
         return plain(
             {
                 "cases": self.cases,
                 "checks": self.checks,
                 "min_slack": self.min_slack,
-                "max_error": self.max_error,
-                "tolerance": self.tolerance,
-                "details": self.worst,
+                "max_error": shown.error if shown else None,
+                "tolerance": shown.tolerance if shown else None,
+                "details": shown.details if shown else {},
+                "holding": vars(self.holding) if self.holding else None,
+                "counterexample": vars(self.violating) if self.violating else None,
                 "notes": self.notes,
                 "verdict": self.verdict,
                 "correction": self.correction,
@@ -114,9 +129,9 @@ _stack: list[TestEvidence] = []
 
 
 @contextmanager
-def collecting(negative_control: bool = False) -> Iterator[TestEvidence]:
+def collecting() -> Iterator[TestEvidence]:
     """Collect the evidence of one test call (nested pytester sessions push their own)."""
-    evidence = TestEvidence(negative_control=negative_control)
+    evidence = TestEvidence()
     _stack.append(evidence)
     try:
         yield evidence
@@ -130,9 +145,10 @@ def current() -> TestEvidence:
     return _stack[-1]
 
 
-def record_case(error: float, tolerance: float, **details: Any) -> None:
-    """Add one checked case: its error, the tolerance it was judged by, and extra numbers."""
-    current().add_case(float(error), float(tolerance), details)
+def record_case(error: float, tolerance: float, violates: bool = False, **details: Any) -> None:
+    """Add one checked case: its error, the tolerance it was judged by, and extra numbers;
+    ``violates`` for a case shown to violate a statement (error > tolerance is the point)."""
+    current().add_case(float(error), float(tolerance), details, violates)
 
 
 def record_note(text: str) -> None:

@@ -96,14 +96,12 @@ def claim_entry(claim: Claim, tests: list[TestRecord]) -> dict[str, Any]:
         verdict = "inconclusive"
         notes.append(f"Checks passed but the negative control is {control}, so the checks are not shown able to fail.")
 
-    judged = [t for t in checks if t.evidence.get("max_error") is not None]
-    worst = min(
-        judged,
-        key=lambda t: (margin(t.evidence["max_error"], t.evidence["tolerance"]), -t.evidence["max_error"]),
-        default=None,
-    )
-    max_error = worst.evidence["max_error"] if worst else None
-    tolerance = worst.evidence["tolerance"] if worst else None
+    holding = [t.evidence["holding"] for t in checks if t.evidence.get("holding")]
+    worst = min(holding, key=lambda c: (margin(c["error"], c["tolerance"]), -c["error"]), default=None)
+    counterexamples = [t.evidence["counterexample"] for t in checks if t.evidence.get("counterexample")]
+    counterexample = max(counterexamples, key=lambda c: (margin(c["error"], c["tolerance"]), -c["error"]), default=None)
+    max_error = worst["error"] if worst else None
+    tolerance = worst["tolerance"] if worst else None
     return {
         "id": claim.id,
         "paper": claim.paper,
@@ -123,6 +121,7 @@ def claim_entry(claim: Claim, tests: list[TestRecord]) -> dict[str, Any]:
         "tolerance": tolerance,
         "margin": _finite(margin(max_error, tolerance)) if worst else None,
         "negative_control": control,
+        "counterexample": counterexample,
         "evidence": [t.to_json() for t in sorted(tests, key=lambda t: t.nodeid)],
         "notes": notes,
     }
@@ -174,7 +173,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"Versions: Python {run['python']}, torch {run['torch']}, hypothesis {run['hypothesis']}. "
         f"Command: `{run['command']}`.",
         "",
-        "Margin is tolerance / worst error over all cases of the claim (exact: error 0); min slack "
+        "Worst error, tolerance and margin = tolerance / error are those of the case nearest to "
+        "violating among the cases where the (corrected) statement holds (margin exact: error 0); "
+        "a counterexample to a printed statement is listed in the claim's section; min slack "
         "is the smallest relative slack (rhs - lhs) / (|lhs| + |rhs|) of an inequality claim; the "
         "negative control is `rejected` when the same check refuses a case that violates a "
         "hypothesis, so the check is shown able to fail.",
@@ -194,6 +195,12 @@ def render_markdown(report: dict[str, Any]) -> str:
             continue
         lines += [f"## {c['id']}: {c['title']} ({c['ref']})", "", f"Statement: {c['statement']}", ""]
         lines.append(f"Verdict: **{c['verdict']}**.")
+        if c["counterexample"]:
+            ce = c["counterexample"]
+            lines.append(
+                f"The printed statement fails: error {_number(ce['error'])} > tolerance {_number(ce['tolerance'])} "
+                f"({', '.join(f'{k}={v}' for k, v in ce['details'].items())})."
+            )
         if c["correction"]:
             lines.append(f"Correction: {c['correction']}")
         lines += ["", "| Test | Outcome | Cases | Worst error | Tolerance |", "|---|---|---|---|---|"]

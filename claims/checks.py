@@ -46,7 +46,7 @@ def check_property(holds: bool, description: str, **details: Any) -> None:
 def check_rejected(observed: Tensor | float, expected: Tensor | float, tolerance: float, **details: Any) -> float:
     """Negative control: the identity check must reject this case (finite error > tolerance)."""
     error = error_of(observed, expected)
-    record_case(error, tolerance, rejected=error > tolerance, **details)
+    record_case(error, tolerance, violates=True, **details)
     if not (math.isfinite(error) and error > tolerance):
         raise ClaimViolation(f"negative control accepted: error {error:.3g} <= tolerance {tolerance:.3g}")
     return error
@@ -79,7 +79,7 @@ def check_inequality_rejected(lhs: float, rhs: float, tolerance: float, **detail
     ``tolerance`` (a perturbed statement or a case outside the hypotheses)."""
     lhs, rhs = float(lhs), float(rhs)
     error = lhs - rhs if math.isfinite(lhs - rhs) else math.nan
-    record_case(max(error, 0.0), tolerance, lhs=lhs, rhs=rhs, rejected=error > tolerance, **details)
+    record_case(max(error, 0.0), tolerance, violates=True, lhs=lhs, rhs=rhs, **details)
     if not error > tolerance:
         raise ClaimViolation(f"negative control accepted: {lhs!r} <= {rhs!r} + {tolerance:.3g}")
     return error

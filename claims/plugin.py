@@ -118,7 +118,7 @@ def pytest_runtest_call(item: pytest.Item):
     marked = _claim_marker(item)
     if marked is None:
         return (yield)
-    with collecting(negative_control=marked[1]) as evidence:
+    with collecting() as evidence:
         try:
             return (yield)
         except BaseException as exc:

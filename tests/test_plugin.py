@@ -136,11 +136,12 @@ def test_declared_verdicts_and_missing_controls(pytester, ci):
     pytester.makepyfile(
         test_verdicts="""
         import pytest
-        from claims import check_property, declare_verdict
+        from claims import check_inequality, check_inequality_rejected, check_property, declare_verdict
 
         @pytest.mark.claim("LJ22.L10")
         def test_corrected():
-            check_property(True, "holds with a larger constant")
+            check_inequality_rejected(1.5, 1.0, tolerance=1e-15, statement="printed, constant 1")
+            check_inequality(1.5, 2.0, tolerance=1e-15, statement="corrected, constant 2")
             declare_verdict("verified-with-correction", correction="constant 2 instead of 1")
 
         @pytest.mark.claim("LJ22.L10", negative_control=True)
@@ -157,6 +158,10 @@ def test_declared_verdicts_and_missing_controls(pytester, ci):
     corrected = entry(report, "LJ22.L10")
     assert corrected["verdict"] == "verified-with-correction"
     assert corrected["correction"] == "constant 2 instead of 1"
+    assert (corrected["max_error"], corrected["min_slack"]) == (0.0, 0.5 / 3.5)
+    assert corrected["counterexample"]["error"] == 0.5
+    assert corrected["counterexample"]["details"]["statement"] == "printed, constant 1"
+    assert "The printed statement fails: error 0.5 > tolerance 1e-15" in (pytester.path / "reports" / "claims.md").read_text()
     without_control = entry(report, "LJ22.R1")
     assert without_control["verdict"] == "inconclusive" and without_control["negative_control"] == "absent"
 
