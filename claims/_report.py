@@ -70,7 +70,11 @@ def _control_status(controls: list[TestRecord]) -> str:
 
 
 def claim_entry(claim: Claim, tests: list[TestRecord]) -> dict[str, Any]:
-    """The report entry of one claim: verdict, aggregated evidence, per-test evidence."""
+    """The report entry of one claim: verdict, aggregated evidence, per-test evidence.
+
+    Tests are taken in nodeid order, so that the entry does not depend on xdist's scheduling.
+    """
+    tests = sorted(tests, key=lambda t: t.nodeid)
     checks = [t for t in tests if not t.negative_control and t.outcome != "skipped"]
     controls = [t for t in tests if t.negative_control and t.outcome != "skipped"]
     control = _control_status(controls)
@@ -122,7 +126,7 @@ def claim_entry(claim: Claim, tests: list[TestRecord]) -> dict[str, Any]:
         "margin": _finite(margin(max_error, tolerance)) if worst else None,
         "negative_control": control,
         "counterexample": counterexample,
-        "evidence": [t.to_json() for t in sorted(tests, key=lambda t: t.nodeid)],
+        "evidence": [t.to_json() for t in tests],
         "notes": notes,
     }
 

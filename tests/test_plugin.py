@@ -236,3 +236,16 @@ def test_a_randomized_run_records_a_seed_that_replays_under_xdist(pytester, monk
     assert replay["run"]["hypothesis_seed"] == seed
     assert without_timings(first) == without_timings(replay)
     assert entry(first, "LJ22.L1")["max_error"] > 0
+
+
+def test_claim_entry_does_not_depend_on_completion_order():
+    from claims._registry import CLAIMS as registry
+    from claims._report import TestRecord, claim_entry
+
+    def record(name: str) -> TestRecord:
+        evidence = {"cases": 1, "notes": [f"note from {name}"], "holding": {"error": 0.0, "tolerance": 0.0, "details": {}}}
+        return TestRecord(f"test_x.py::{name}", ["LJ22.L1"], False, evidence=evidence)
+
+    first, second = record("test_a"), record("test_b")
+    claim = registry["LJ22.L1"]
+    assert claim_entry(claim, [first, second]) == claim_entry(claim, [second, first])
