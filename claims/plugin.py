@@ -30,7 +30,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--claims-report-dir",
         default=None,
-        help="directory for claims.json and claims.md (default: <rootdir>/reports)",
+        help="directory for claims.json and claims.md (default: <rootdir>/reports); write it as "
+        "--claims-report-dir=DIR: pytest finds its rootdir before plugin options are known, so a "
+        "separate DIR would be taken for a test path",
     )
     group.addoption("--no-claims-report", action="store_true", help="do not write the claims report")
 
