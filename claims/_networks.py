@@ -157,6 +157,43 @@ class DagNetwork:
             post[v] = z if z >= 0 else Fraction(self.slopes[v]) * z
         return post[self.output]
 
+    def activation_derivatives(self, pre: torch.Tensor) -> torch.Tensor:
+        """sigma_v'(pre_v) for every vertex: 1 where pre >= 0 (autodiff's convention at 0), else the slope."""
+        slopes = torch.tensor(self.slopes, dtype=pre.dtype)
+        return torch.where(pre >= 0, torch.ones_like(pre), slopes)
+
+    def output_sensitivities(self, weights: torch.Tensor, pre: torch.Tensor) -> torch.Tensor:
+        """d nu / d pre_v for every vertex, shape (batch, n_vertices), by the backward recursion
+        u_v = sigma_v'(pre_v) sum_{(v, b) in E} w_vb u_b from the output (GP22 Eqs. (11)-(12): the
+        u of Eq. (13)). Written out, not autograd, so that gradient factorizations can be checked
+        against autograd; ``pre`` fixes the activation pattern."""
+        d = self.activation_derivatives(pre)
+        u = [torch.zeros(pre.shape[0], dtype=pre.dtype)] * self.n_vertices
+        u[self.output] = d[:, self.output]
+        for v in range(self.output - 1, self.n_inputs - 1, -1):
+            u[v] = d[:, v] * sum(weights[e] * u[self.edges[e][1]] for e in self.out_edges[v])
+        return torch.stack(u, dim=1)
+
+    def absolute_vertex_values(
+        self, weights: torch.Tensor, x: torch.Tensor, pre: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """For every vertex, the sum over paths into it of |x_p| prod |w_e| |sigma'| with the activation
+        pattern of ``pre`` (every path, sigma' = 1, if None): the scale of its forward rounding error."""
+        if pre is None:
+            return self.vertex_values(weights.abs(), x.abs())[1]
+        d = self.activation_derivatives(pre).abs()
+        post = list(x.abs().T) + [None] * (self.n_vertices - self.n_inputs)
+        for v in range(self.n_inputs, self.n_vertices):
+            post[v] = d[:, v] * sum(weights[e].abs() * post[self.edges[e][0]] for e in self.in_edges[v])
+        return torch.stack(post, dim=1)
+
+    def matrix_vertices(self, name: str) -> tuple[list[int], list[int]]:
+        """Target vertices (rows) and source vertices (columns) of a named weight matrix."""
+        rows = self.matrices[name]
+        targets = [next(self.edges[e][1] for e in row if e >= 0) for row in rows]
+        sources = [next(self.edges[row[j]][0] for row in rows if row[j] >= 0) for j in range(len(rows[0]))]
+        return targets, sources
+
     def is_leaky(self, vertex: int) -> bool:
         """A slope other than 0 and 1 costs one more rounding (the product slope * z)."""
         return self.slopes[vertex] not in (RELU, LINEAR)

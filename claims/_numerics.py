@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from claims._networks import DagNetwork
 
-UNIT_ROUNDOFF = sys.float_info.epsilon / 2  # float64
+EPS = sys.float_info.epsilon  # float64 machine epsilon, 2^-52
+UNIT_ROUNDOFF = EPS / 2
 
 
 def gamma(k: int) -> float:
@@ -23,16 +24,31 @@ def gamma(k: int) -> float:
     return ku / (1 - ku)
 
 
-def rounding_depth(network: DagNetwork) -> int:
-    """Most roundings on any chain of ``DagNetwork.forward``: per vertex, one product per
-    in-edge, one addition per in-edge (index_add starts from an exact 0), one for a leaky slope.
-    Activations are 1-Lipschitz with sigma(0) = 0, so absolute errors pass through them unamplified.
+def rounding_depth(network: DagNetwork, backward: bool = False) -> int:
+    """Most roundings on any chain of ``DagNetwork.forward`` (to the output), or with ``backward`` of
+    ``DagNetwork.output_sensitivities`` (from the output to any vertex). Per vertex: one product and
+    one addition per in-edge (out-edge), index_add starting from an exact 0, and one for a leaky
+    slope. Activations are 1-Lipschitz with sigma(0) = 0, so absolute errors pass through them
+    unamplified.
     """
     depth = [0] * network.n_vertices
+    if backward:
+        for v in range(network.output - 1, network.n_inputs - 1, -1):
+            own = 1 + len(network.out_edges[v]) + network.is_leaky(v)
+            depth[v] = own + max(depth[network.edges[e][1]] for e in network.out_edges[v])
+        return max(depth)
     for v in range(network.n_inputs, network.n_vertices):
         own = 1 + len(network.in_edges[v]) + network.is_leaky(v)
         depth[v] = own + max(depth[network.edges[e][0]] for e in network.in_edges[v])
     return depth[network.output]
+
+
+def singular_value_rounding(matrix: Any) -> float:
+    """max(shape) eps sigma_1: what a backward-stable SVD may add to any singular value, the cutoff
+    of numpy's and torch's matrix_rank. A numerical rank below it is indistinguishable from rounding."""
+    import torch  # here, so that the check core imports without torch
+
+    return max(matrix.shape) * EPS * float(torch.linalg.matrix_norm(matrix, 2))
 
 
 def error_of(observed: Any, expected: Any) -> float:

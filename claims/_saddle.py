@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from math import prod
 
 import torch
-from hypothesis import strategies as st
 
 Weights = list[torch.Tensor]
 Shapes = tuple[tuple[int, int], ...]
@@ -110,50 +109,6 @@ def nonnegative_top_singular_pair(
     u = (torch.linalg.svd(a)[2][0] if top is None else top).abs()
     image = a @ u
     return s[0], u, image / torch.linalg.vector_norm(image)
-
-
-@st.composite
-def matrices(
-    draw,
-    rows: int,
-    cols: int,
-    low: float = 0.1,
-    high: float = 1.0,
-    signed: bool = True,
-    zero_fraction: float = 0.0,
-) -> torch.Tensor:
-    """rows x cols float64 matrices: magnitudes uniform in [low, high], signs +-1 with equal odds if
-    ``signed``, each entry 0 with probability ``zero_fraction``. The entries come from a torch generator
-    seeded by Hypothesis (one draw per matrix, which keeps depth-16 networks cheap to generate)."""
-    generator = torch.Generator().manual_seed(draw(st.integers(0, 2**63 - 1)))
-    uniform = lambda: torch.rand(rows, cols, generator=generator, dtype=torch.float64)
-    entries = low + (high - low) * uniform()
-    if signed:
-        entries = torch.where(uniform() < 0.5, -entries, entries)
-    if zero_fraction:
-        entries = torch.where(uniform() < zero_fraction, 0.0, entries)
-    return entries
-
-
-@st.composite
-def relu_networks(
-    draw,
-    min_depth: int = 2,
-    max_depth: int = 4,
-    min_width: int = 1,
-    max_width: int = 6,
-    max_samples: int = 8,
-    max_outputs: int = 3,
-):
-    """(weights, X, G): depth L in [min_depth, max_depth], widths n_0 .. n_{L-1} in [min_width, max_width],
-    n_L <= max_outputs, N <= max_samples samples; G has the shape of Y_theta."""
-    depth = draw(st.integers(min_depth, max_depth))
-    widths = [draw(st.integers(min_width, max_width)) for _ in range(depth)] + [
-        draw(st.integers(1, max_outputs))
-    ]
-    n_samples = draw(st.integers(1, max_samples))
-    weights = [draw(matrices(widths[l + 1], widths[l])) for l in range(depth)]
-    return weights, draw(matrices(widths[0], n_samples)), draw(matrices(widths[-1], n_samples))
 
 
 def parameter_count(shapes: Shapes) -> int:

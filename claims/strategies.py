@@ -116,11 +116,21 @@ def weight_vectors(
     return values if exact else torch.tensor(values, dtype=torch.float64)
 
 
+def _without_underflow(value: float) -> float:
+    return 0.0 if abs(value) < 1e-250 else value
+
+
+def signed_floats(bound: float) -> st.SearchStrategy[float]:
+    """Floats in [-bound, bound] whose magnitudes below 1e-250 become 0: the gamma_k rounding model
+    behind the tolerances assumes that no product underflows, and none does in these shallow networks."""
+    return st.floats(-bound, bound).map(_without_underflow)
+
+
 @st.composite
 def input_batches(draw, n_inputs: int, min_size: int = 1, max_size: int = 8, exact: bool = False):
     """Inputs in the unit l1 ball (so ||x||_2 <= 1): a (batch, n_inputs) float64 tensor, or a
     list of Fraction rows if ``exact``."""
-    coordinate = st.fractions(-1, 1, max_denominator=16) if exact else st.floats(-1, 1)
+    coordinate = st.fractions(-1, 1, max_denominator=16) if exact else signed_floats(1.0)
     rows = draw(st.lists(st.lists(coordinate, min_size=n_inputs, max_size=n_inputs), min_size=min_size, max_size=max_size))
     rows = [[c / max(1, sum(map(abs, row))) for c in row] for row in rows]
     return rows if exact else torch.tensor(rows, dtype=torch.float64)
@@ -132,3 +142,50 @@ def datasets(draw, n_inputs: int, min_size: int = 1, max_size: int = 8):
     x = draw(input_batches(n_inputs, min_size, max_size))
     y = draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=x.shape[0], max_size=x.shape[0]))
     return x, torch.tensor(y, dtype=torch.float64)
+
+
+# BSJ25 networks as lists of weight matrices (claims._saddle), with data X and loss gradient G.
+
+
+@st.composite
+def matrices(
+    draw,
+    rows: int,
+    cols: int,
+    low: float = 0.1,
+    high: float = 1.0,
+    signed: bool = True,
+    zero_fraction: float = 0.0,
+) -> torch.Tensor:
+    """rows x cols float64 matrices: magnitudes uniform in [low, high], signs +-1 with equal odds if
+    ``signed``, each entry 0 with probability ``zero_fraction``. The entries come from a torch generator
+    seeded by Hypothesis (one draw per matrix, which keeps depth-16 networks cheap to generate)."""
+    generator = torch.Generator().manual_seed(draw(st.integers(0, 2**63 - 1)))
+    uniform = lambda: torch.rand(rows, cols, generator=generator, dtype=torch.float64)
+    entries = low + (high - low) * uniform()
+    if signed:
+        entries = torch.where(uniform() < 0.5, -entries, entries)
+    if zero_fraction:
+        entries = torch.where(uniform() < zero_fraction, 0.0, entries)
+    return entries
+
+
+@st.composite
+def relu_networks(
+    draw,
+    min_depth: int = 2,
+    max_depth: int = 4,
+    min_width: int = 1,
+    max_width: int = 6,
+    max_samples: int = 8,
+    max_outputs: int = 3,
+):
+    """(weights, X, G): depth L in [min_depth, max_depth], widths n_0 .. n_{L-1} in [min_width, max_width],
+    n_L <= max_outputs, N <= max_samples samples; G has the shape of Y_theta."""
+    depth = draw(st.integers(min_depth, max_depth))
+    widths = [draw(st.integers(min_width, max_width)) for _ in range(depth)] + [
+        draw(st.integers(1, max_outputs))
+    ]
+    n_samples = draw(st.integers(1, max_samples))
+    weights = [draw(matrices(widths[l + 1], widths[l])) for l in range(depth)]
+    return weights, draw(matrices(widths[0], n_samples)), draw(matrices(widths[-1], n_samples))

@@ -23,6 +23,7 @@ from claims import (
     gamma,
     record_note,
 )
+from claims.strategies import matrices, relu_networks
 from claims._saddle import (
     absolute_forward,
     absolute_loss,
@@ -30,11 +31,9 @@ from claims._saddle import (
     forward,
     localized_loss,
     loss_of_theta,
-    matrices,
     nonnegative_top_singular_pair,
     numerical_rank,
     parameter_count,
-    relu_networks,
     rounding_depth,
     shapes_of,
     singular_value_ratio,

@@ -34,6 +34,7 @@ from claims import (
     resnet,
     rounding_depth,
 )
+from claims._numerics import singular_value_rounding
 from claims._layered import (
     LayeredNetwork,
     best_low_rank_approximation,
@@ -42,38 +43,21 @@ from claims._layered import (
     regularized_batch_risk,
     squared_loss,
 )
-from claims.strategies import ACTIVATION_SLOPES, mlp_networks, resnet_networks, weight_vectors
+from claims.strategies import (
+    ACTIVATION_SLOPES,
+    input_batches,
+    mlp_networks,
+    resnet_networks,
+    signed_floats,
+    weight_vectors,
+)
 
 L1 = pytest.mark.claim("GP22.L1")
 L2 = pytest.mark.claim("GP22.L2")
 T1 = pytest.mark.claim("GP22.T1")
-EPS = torch.finfo(torch.float64).eps
 NORMS = {"Frobenius": "fro", "spectral": 2, "nuclear": "nuc"}
 RELU_ONLY = st.just(RELU)
 RELU_OR_LEAKY = st.sampled_from([RELU, 0.25])
-
-
-def no_underflow(value: float) -> float:
-    """0 for magnitudes below 1e-250: the gamma_k rounding model assumes no product underflows, and
-    with weights and inputs of at least 1e-250 none does in these shallow networks."""
-    return 0.0 if abs(value) < 1e-250 else value
-
-
-def signed_floats(bound: float) -> st.SearchStrategy[float]:
-    return st.floats(-bound, bound).map(no_underflow)
-
-
-@st.composite
-def inputs(draw, n_inputs: int, min_size: int = 1, max_size: int = 4):
-    """A batch of inputs in the unit l1 ball, shape (batch, n_inputs), as in claims.strategies."""
-    row = st.lists(signed_floats(1.0), min_size=n_inputs, max_size=n_inputs)
-    rows = draw(st.lists(row, min_size=min_size, max_size=max_size))
-    return torch.tensor([[c / max(1.0, sum(map(abs, r))) for c in r] for r in rows], dtype=torch.float64)
-
-
-def svd_rounding(matrix: torch.Tensor) -> float:
-    """max(shape) * eps * sigma_1: what a backward-stable SVD may add to any singular value."""
-    return max(matrix.shape) * EPS * float(torch.linalg.matrix_norm(matrix, 2))
 
 
 # ---------------------------------------------------------------------------------------- Lemma 1
@@ -102,7 +86,7 @@ def layer_dags(draw, max_width: int = 6, max_hidden: int = 3):
 def lemma1_instances(draw):
     network = draw(st.one_of(layer_dags(), mlp_networks(max_width=6), resnet_networks(max_width=4)))
     weights = draw(weight_vectors(network))
-    x = draw(inputs(network.n_inputs))
+    x = draw(input_batches(network.n_inputs, max_size=4))
     return network, weights, x
 
 
@@ -116,52 +100,6 @@ def free_matrices(network) -> list[str]:
     ]
 
 
-def matrix_vertices(network, name: str) -> tuple[list[int], list[int]]:
-    """Target vertices (rows, layer p) and source vertices (columns, layer q) of a matrix."""
-    rows = network.matrices[name]
-    targets = [next(network.edges[e][1] for e in row if e >= 0) for row in rows]
-    sources = [next(network.edges[row[j]][0] for row in rows if row[j] >= 0) for j in range(len(rows[0]))]
-    return targets, sources
-
-
-def activation_derivatives(network, pre: torch.Tensor) -> torch.Tensor:
-    """D_l(x) of Eq. (12), per vertex: 1 where the pre-activation is >= 0, else the slope
-    (the autograd convention at 0)."""
-    slopes = torch.tensor(network.slopes, dtype=pre.dtype)
-    return torch.where(pre >= 0, torch.ones_like(pre), slopes)
-
-
-def backward_quantities(network, weights: torch.Tensor, pre: torch.Tensor) -> torch.Tensor:
-    """u(x) of Eq. (13) for every vertex v: the sum over paths from v to the output of the
-    products W D ... D_v (Eqs. (11)-(12)), by recursion from the output; shape (batch, n_vertices)."""
-    d = activation_derivatives(network, pre)
-    u = [torch.zeros(pre.shape[0], dtype=pre.dtype)] * network.n_vertices
-    u[network.output] = d[:, network.output]
-    for v in range(network.output - 1, network.n_inputs - 1, -1):
-        u[v] = d[:, v] * sum(weights[e] * u[network.edges[e][1]] for e in network.out_edges[v])
-    return torch.stack(u, dim=1)
-
-
-def forward_absolute(network, weights: torch.Tensor, pre: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """Sum over paths into every vertex of |x| prod |W| |D|, with the activation pattern of ``pre``:
-    the magnitude scale of the forward rounding error."""
-    d = activation_derivatives(network, pre).abs()
-    post = list(x.abs().T) + [None] * (network.n_vertices - network.n_inputs)
-    for v in range(network.n_inputs, network.n_vertices):
-        post[v] = d[:, v] * sum(weights[e].abs() * post[network.edges[e][0]] for e in network.in_edges[v])
-    return torch.stack(post, dim=1)
-
-
-def backward_rounding_depth(network) -> int:
-    """Most roundings on a chain of ``backward_quantities``, counted as ``rounding_depth`` counts
-    the forward pass: per vertex one product per out-edge, one addition per out-edge, the slope."""
-    depth = [0] * network.n_vertices
-    for v in range(network.output - 1, network.n_inputs - 1, -1):
-        own = 1 + len(network.out_edges[v]) + (network.slopes[v] not in (RELU, LINEAR))
-        depth[v] = own + max(depth[network.edges[e][1]] for e in network.out_edges[v])
-    return max(depth)
-
-
 class Eq13:
     """Autograd's d f(x_j) / d W^{pq} for every sample and named matrix, with Eq. (13)'s u v^T built
     from the forward values v_q(x) and backward values u_p(x), and the absolute scale |u| |v|^T
@@ -170,11 +108,11 @@ class Eq13:
     def __init__(self, network, weights: torch.Tensor, x: torch.Tensor):
         self.network = network
         pre, self.post = network.vertex_values(weights, x)
-        self.u = backward_quantities(network, weights, pre)
-        self.u_abs = backward_quantities(network, weights.abs(), pre).abs()
-        self.v_abs = forward_absolute(network, weights, pre, x)
+        self.u = network.output_sensitivities(weights, pre)
+        self.u_abs = network.output_sensitivities(weights.abs(), pre).abs()
+        self.v_abs = network.absolute_vertex_values(weights, x, pre)
         self.weights, self.x = weights, x
-        self.depth = rounding_depth(network) + backward_rounding_depth(network) + 1
+        self.depth = rounding_depth(network) + rounding_depth(network, backward=True) + 1
 
     @cached_property
     def jacobian(self) -> torch.Tensor:
@@ -184,13 +122,13 @@ class Eq13:
         return self.network.weight_matrix(name, self.jacobian[sample])
 
     def outer(self, name: str, sample: int, absolute: bool = False) -> torch.Tensor:
-        targets, sources = matrix_vertices(self.network, name)
+        targets, sources = self.network.matrix_vertices(name)
         u, v = (self.u_abs, self.v_abs) if absolute else (self.u, self.post)
         return torch.outer(u[sample, targets], v[sample, sources])
 
     def rank_one_tolerance(self, gradient: torch.Tensor, scale: torch.Tensor) -> float:
         """sigma_2(computed gradient) <= ||rounding error||_2 <= gamma_k ||scale||_F, plus the SVD's own."""
-        return gamma(self.depth) * float(torch.linalg.matrix_norm(scale)) + svd_rounding(gradient)
+        return gamma(self.depth) * float(torch.linalg.matrix_norm(scale)) + singular_value_rounding(gradient)
 
 
 @L1
@@ -266,7 +204,7 @@ def shared_kernel_instances(draw):
     network = convolution_network(positions, draw(st.integers(2, 4)), draw(st.integers(2, 4)))
     weights = draw(weight_vectors(network))
     kernel = network.weight_matrix("K0", weights)
-    x = draw(inputs(network.n_inputs, max_size=1))
+    x = draw(input_batches(network.n_inputs, max_size=1))
     return network, positions, weights, kernel, x
 
 
@@ -292,8 +230,8 @@ def test_shared_kernel_gradient_is_not_rank_one():
         weights = with_shared_kernel(network, positions, weights, kernel)
         eq13 = Eq13(network, weights, x)
         uses = [eq13.outer(f"K{t}", 0) for t in range(positions)]
-        left = torch.stack([eq13.u[0, matrix_vertices(network, f"K{t}")[0]] for t in range(positions)], 1)
-        right = torch.stack([x[0, matrix_vertices(network, f"K{t}")[1]] for t in range(positions)], 1)
+        left = torch.stack([eq13.u[0, network.matrix_vertices(f"K{t}")[0]] for t in range(positions)], 1)
+        right = torch.stack([x[0, network.matrix_vertices(f"K{t}")[1]] for t in range(positions)], 1)
         sl, sr = torch.linalg.svdvals(left), torch.linalg.svdvals(right)
         bounds = [a[-1] * b[1] for a, b in ((sl, sr), (sr, sl)) if len(a) == positions]
         assume(max(bounds, default=0.0) > 1e-3 * sl[0] * sr[0])  # sigma_2(L R^T) >= sigma_T(L) sigma_2(R)
@@ -327,7 +265,7 @@ def test_shared_kernel_gradient_is_not_rank_one():
 def diagonal_block_instances(draw):
     width = draw(st.integers(2, 4))
     network = resnet(width, [("diagonal", draw(st.integers(1, 4)), width)], slope=0.25)
-    return network, draw(weight_vectors(network)), draw(inputs(width, max_size=1))
+    return network, draw(weight_vectors(network)), draw(input_batches(width, max_size=1))
 
 
 @pytest.mark.claim("GP22.L1", negative_control=True)
@@ -440,7 +378,7 @@ def lemma2_instances(draw, slopes: st.SearchStrategy[float] = RELU_OR_LEAKY):
     batch = draw(st.integers(2, 5))
     min_width = draw(st.sampled_from([batch + 1, 2]))
     network = draw(layered_networks(normalization=True, slopes=slopes, min_width=min_width))
-    x = draw(inputs(network.widths[0], min_size=batch, max_size=batch))
+    x = draw(input_batches(network.widths[0], min_size=batch, max_size=batch))
     coefficients = draw(st.lists(st.one_of(st.just(0.0), signed_floats(2.0)), min_size=batch, max_size=batch))
     params = draw(layered_parameters(network))
     assume(normalization_is_defined(network, params, x))
@@ -477,7 +415,7 @@ class BatchGradient:
         (2 gamma_B entrywise), plus the SVD's own rounding."""
         gradient = self.matrices[matrix_key(p, q)]
         scale = torch.linalg.matrix_norm(self.factorization(p, q, absolute=True))
-        return 3 * gamma(self.batch) * float(scale) + svd_rounding(gradient)
+        return 3 * gamma(self.batch) * float(scale) + singular_value_rounding(gradient)
 
 
 def check_lemma2(network, batch_gradient: BatchGradient, variance: str, findings: dict) -> None:
@@ -574,7 +512,7 @@ def lemma2_control_instances(draw):
     p = draw(st.integers(1, 2))
     network = draw(layered_networks(normalization=True, min_width=batch + 1, unnormalized=p))
     q = draw(st.sampled_from([q for pp, q in network.trainable if pp == p]))
-    x = draw(inputs(network.widths[0], min_size=batch, max_size=batch))
+    x = draw(input_batches(network.widths[0], min_size=batch, max_size=batch))
     coefficients = draw(st.lists(st.floats(0.25, 2.0), min_size=batch, max_size=batch))
     params = draw(layered_parameters(network))
     assume(normalization_is_defined(network, params, x))
@@ -625,7 +563,7 @@ def theorem1_instances(draw):
     network = draw(layered_networks(normalization=normalization))
     batch = draw(st.integers(2 if normalization else 1, 4))
     size = draw(st.integers(batch + 1, 6))
-    x = draw(inputs(network.widths[0], min_size=size, max_size=size))
+    x = draw(input_batches(network.widths[0], min_size=size, max_size=size))
     loss = draw(st.sampled_from(sorted(LOSSES)))
     label = st.floats(-2.0, 2.0) if loss == "squared" else st.sampled_from([-1.0, 1.0])
     y = torch.tensor(draw(st.lists(label, min_size=size, max_size=size)), dtype=torch.float64)
@@ -797,7 +735,7 @@ def stationary_batch_instances(draw):
     q = draw(st.sampled_from([q for pp, q in network.trainable if pp == 2]))
     key = matrix_key(2, q)
     size = draw(st.integers(batch + 1, 6))
-    x = draw(inputs(network.widths[0], min_size=size, max_size=size))
+    x = draw(input_batches(network.widths[0], min_size=size, max_size=size))
     y = torch.tensor(draw(st.lists(st.floats(-2.0, 2.0), min_size=size, max_size=size)), dtype=torch.float64)
     decay_factor = 10 ** draw(st.floats(-1.0, 1.0))
     params = draw(layered_parameters(network, nonzero=True))

@@ -28,6 +28,7 @@ from claims import (
     rounding_depth,
 )
 from claims._networks import RELU
+from claims._numerics import EPS, singular_value_rounding
 from claims.strategies import input_batches, weight_vectors
 
 L10 = pytest.mark.claim("LJ22.L10")
@@ -35,7 +36,6 @@ R1 = pytest.mark.claim("LJ22.R1")
 CL1 = pytest.mark.claim("LJ22.CL1")
 CL2 = pytest.mark.claim("LJ22.CL2")
 
-EPS = torch.finfo(torch.float64).eps
 
 
 def scalar(value: float) -> torch.Tensor:
@@ -230,34 +230,19 @@ def logistic_risk(network, x, y):
     return lambda weights: torch.nn.functional.softplus(-y * network(weights, x)).sum()
 
 
-def layer_vertices(network, name):
-    """Target and source vertices of a weight matrix (rows, columns)."""
-    matrix = network.matrices[name]
-    return [network.edges[row[0]][1] for row in matrix], [network.edges[e][0] for e in matrix[0]]
-
-
 def backprop_factors(network, weights, x, y, name, absolute=False):
     """dW_k/dt = -dR/dW_k = sum_i u_i v_i^T for examples i (Eq. (62)-(65) factorised):
-    v_i = the post-activations feeding W_k (sum over active paths from the input), u_i =
-    -l'(y_i nu_i) y_i dnu/dz (sum over active paths to the output), with ReLU'(z) = [z >= 0].
-    Backpropagation in matrix form, independent of autodiff; ``absolute`` replaces every weight,
-    input and coefficient by its absolute value (the scale rounding errors are relative to)."""
+    v_i = the post-activations feeding W_k, u_i = -l'(y_i nu_i) y_i dnu/dz at W_k's targets, from
+    ``DagNetwork.output_sensitivities`` (backpropagation written out, independent of autodiff, with
+    ReLU'(0) = 1). ``absolute`` replaces every weight, input and coefficient by its absolute value
+    over every path (an upper bound on the active ones): the scale rounding errors are relative to."""
+    targets, sources = network.matrix_vertices(name)
     pre, post = network.vertex_values(weights, x)
     coefficient = torch.sigmoid(-y * post[:, network.output]) * y
     if absolute:
         weights, coefficient = weights.abs(), coefficient.abs()
-        post = network.vertex_values(weights, x.abs())[1]  # every path, an upper bound on the active ones
-    names = sorted(network.matrices, key=lambda n: int(n[1:]))
-    sensitivity = torch.ones(x.shape[0], 1, dtype=x.dtype)  # dnu/dz at the linear output
-    for later in reversed(names):
-        targets, sources = layer_vertices(network, later)
-        if later == name:
-            break
-        matrix = network.weight_matrix(later, weights)
-        slopes = torch.tensor([network.slopes[s] for s in sources], dtype=x.dtype)
-        derivative = torch.where(pre[:, sources] >= 0, torch.ones_like(slopes), slopes)
-        sensitivity = (sensitivity @ matrix) * derivative
-    u = coefficient[:, None] * sensitivity
+        pre = post = network.absolute_vertex_values(weights, x)
+    u = coefficient[:, None] * network.output_sensitivities(weights, pre)[:, targets]
     return u, post[:, sources]
 
 
@@ -318,7 +303,7 @@ def third_singular_value_bound(gram_rate, scale, rounding):
     Weyl gives sigma_3(computed) <= ||E||_2 <= ||E||_F <= gamma_k ||S||_F (S the entrywise
     scale), plus the SVD's own error max(shape) eps sigma_1 (numpy's matrix_rank convention)."""
     sigma = torch.linalg.svdvals(gram_rate)
-    bound = rounding * float(torch.linalg.matrix_norm(scale)) + max(gram_rate.shape) * EPS * float(sigma[0])
+    bound = rounding * float(torch.linalg.matrix_norm(scale)) + singular_value_rounding(gram_rate)
     return float(sigma[2]), bound, float(sigma[0])
 
 
