@@ -23,6 +23,7 @@ from claims._report import TestRecord, build_report, summary_line, write_report
 
 META = "claims"
 EVIDENCE = "claims_evidence"
+SEED = "claims_hypothesis_seed"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,9 +51,6 @@ def _git_commit(root: Path) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
-
-
-SEED = "claims_hypothesis_seed"
 
 
 @pytest.hookimpl(tryfirst=True)

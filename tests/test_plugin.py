@@ -249,3 +249,23 @@ def test_claim_entry_does_not_depend_on_completion_order():
     first, second = record("test_a"), record("test_b")
     claim = registry["LJ22.L1"]
     assert claim_entry(claim, [first, second]) == claim_entry(claim, [second, first])
+
+
+def test_interrupted_run_still_writes_an_incomplete_report(pytester, ci):
+    pytester.makepyfile(
+        test_interrupt="""
+        import pytest
+        from claims import check_property
+
+        @pytest.mark.claim("LJ22.L1")
+        def test_first():
+            check_property(True, "ran before the interrupt")
+
+        def test_interrupt():
+            raise KeyboardInterrupt
+        """
+    )
+    result, report = run(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert report["run"]["complete"] is False
+    assert entry(report, "LJ22.L1")["cases"] == 1
