@@ -29,7 +29,7 @@ from claims import (
 )
 from claims._networks import RELU
 from claims._numerics import EPS, singular_value_rounding
-from claims.strategies import input_batches, weight_vectors
+from claims.strategies import input_batches, signed_floats, weight_vectors
 
 L10 = pytest.mark.claim("LJ22.L10")
 R1 = pytest.mark.claim("LJ22.R1")
@@ -77,7 +77,7 @@ tensor_shapes = st.tuples(st.integers(1, 6), st.integers(1, 6), st.integers(1, 6
 def random_tensors(draw):
     """Tensors of every shape up to 6 x 6 x 6, entries in [-1, 1] times a power of two."""
     shape = draw(tensor_shapes)
-    entries = draw(arrays(np.float64, shape, elements=st.floats(-1, 1)))
+    entries = draw(arrays(np.float64, shape, elements=signed_floats(1.0)))
     assume(np.abs(entries).max() > 0)
     return torch.from_numpy(entries) * 2.0 ** draw(st.integers(-20, 20))
 
@@ -94,13 +94,13 @@ def aligned_tensors(draw):
     ||T2||_2 = max_r s_r, so the ratio reaches sqrt(R) <= sqrt(min(a, b))."""
     a, b, c = draw(tensor_shapes)
     rank = draw(st.integers(1, min(a, b)))
-    p = draw(arrays(np.float64, (a, rank), elements=st.floats(-1, 1)))
-    q = draw(arrays(np.float64, (b, rank), elements=st.floats(-1, 1)))
-    x = draw(arrays(np.float64, (c, rank), elements=st.floats(-1, 1)))
+    p = draw(arrays(np.float64, (a, rank), elements=signed_floats(1.0)))
+    q = draw(arrays(np.float64, (b, rank), elements=signed_floats(1.0)))
+    x = draw(arrays(np.float64, (c, rank), elements=signed_floats(1.0)))
     shared = draw(st.booleans())
     weights = draw(arrays(np.float64, rank, elements=st.floats(0.5, 1)))
     noise_level = draw(st.sampled_from([0.0, 1e-8, 1e-3, 1e-1]))
-    noise = draw(arrays(np.float64, (a, b, c), elements=st.floats(-1, 1)))
+    noise = draw(arrays(np.float64, (a, b, c), elements=signed_floats(1.0)))
     assume(min(np.linalg.svd(m, compute_uv=False).min() for m in (p, q)) > 1e-3)
     assume(np.linalg.norm(x, axis=0).min() > 1e-3)
     p, q = orthonormal_columns(p), orthonormal_columns(q)
