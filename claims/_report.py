@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from claims._evidence import VERDICTS, margin
+from claims._evidence import VERDICTS, Case, margin
 from claims._registry import CLAIMS, Claim
 
 SCHEMA = "lowrank-claims/report/1"
@@ -101,9 +101,9 @@ def claim_entry(claim: Claim, tests: list[TestRecord]) -> dict[str, Any]:
         notes.append(f"Checks passed but the negative control is {control}, so the checks are not shown able to fail.")
 
     holding = [t.evidence["holding"] for t in checks if t.evidence.get("holding")]
-    worst = min(holding, key=lambda c: (margin(c["error"], c["tolerance"]), -c["error"]), default=None)
+    worst = min(holding, key=lambda c: Case(**c).key(), default=None)
     counterexamples = [t.evidence["counterexample"] for t in checks if t.evidence.get("counterexample")]
-    counterexample = max(counterexamples, key=lambda c: (margin(c["error"], c["tolerance"]), -c["error"]), default=None)
+    counterexample = max(counterexamples, key=lambda c: Case(**c).key(), default=None)
     max_error = worst["error"] if worst else None
     tolerance = worst["tolerance"] if worst else None
     return {
