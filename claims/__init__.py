@@ -11,11 +11,22 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+__version__ = "0.2.0"
+
 _EXPORTS = {
     "claims._builders": ("NetworkBuilder", "mlp", "resnet", "resnet_block"),
-    "claims._evidence": ("ClaimViolation", "declare_verdict", "record_case", "record_note"),
+    "claims._evidence": (
+        "ClaimViolation",
+        "NonFiniteEvidence",
+        "OutsideClaimTest",
+        "declare_verdict",
+        "finding",
+        "record_case",
+        "record_degenerate",
+        "record_note",
+    ),
     "claims._networks": ("LINEAR", "RELU", "DagNetwork", "activation_name", "homogeneous_activation"),
-    "claims._numerics": ("UNIT_ROUNDOFF", "error_of", "gamma", "rounding_depth"),
+    "claims._numerics": ("UNIT_ROUNDOFF", "gamma", "rounding_depth"),
     "claims._paths": (
         "PathEnumeration",
         "TreeNetwork",
@@ -39,7 +50,7 @@ _EXPORTS = {
     ),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_MODULE_OF)
+__all__ = ["__version__", *sorted(_MODULE_OF)]
 
 
 def __getattr__(name: str) -> Any:

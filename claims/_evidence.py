@@ -3,6 +3,11 @@
 The plugin opens a ``TestEvidence`` around every claim test's call and ships
 ``TestEvidence.to_builtin()`` on the test report, so evidence made on an xdist worker reaches
 the controller through pytest's own report serialization. Nothing here imports torch.
+
+Checks record into the innermost open evidence: the test's own, or a named ``finding`` opened
+inside it (a result beyond the statement, such as the same bound under a wider hypothesis), whose
+cases are counted apart from the claim's. A case whose two sides vanish identically is
+``degenerate``: counted apart and never the claim's headline.
 """
 
 from __future__ import annotations
@@ -16,11 +21,35 @@ from typing import Any, Iterator
 from hypothesis.control import current_build_context
 from hypothesis.errors import InvalidArgument
 
-VERDICTS = ("verified", "verified-with-correction", "refuted", "inconclusive", "untested", "error")
+VERDICTS = (
+    "verified",
+    "verified-with-correction",
+    "refuted",
+    "inconclusive",
+    "not-run",
+    "untested",
+    "error",
+)
+"""Claim verdicts. ``not-run``: the claim has tests, none of which ran in this selection;
+``untested``: the suite has no test for it."""
+
+DECLARABLE = ("refuted", "verified-with-correction")
+"""Verdicts a passing test may declare: the printed statement fails and the test shows it."""
+
+ERROR_SCALES = ("absolute", "relative")
 
 
 class ClaimViolation(AssertionError):
     """A check found a case where the statement under test is false."""
+
+
+class NonFiniteEvidence(ArithmeticError):
+    """A check was given NaN or an infinity: the computation broke down, which shows nothing
+    about the statement, so the test is an error (never a pass, never a counterexample)."""
+
+
+class OutsideClaimTest(RuntimeError):
+    """A check or note was called where no claim test is running."""
 
 
 def margin(error: float, tolerance: float) -> float:
@@ -47,7 +76,7 @@ def plain(value: Any) -> Any:
 
 @dataclass
 class Case:
-    """One judged case: its error, the tolerance it was judged by, and its numbers."""
+    """One judged check: its error, the tolerance it was judged by, and its numbers."""
 
     error: float
     tolerance: float
@@ -58,14 +87,29 @@ class Case:
         return (margin(self.error, self.tolerance), -self.error, self.details.get("relative_slack", math.inf))
 
 
+def nearest_to_violating(cases: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Of cases (as builtins) where a statement holds, the one nearest to violating it."""
+    return min(cases, key=lambda c: Case(**c).key(), default=None)
+
+
+def nearest_to_acceptance(cases: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Of cases shown to violate a statement, the one nearest to being accepted by the check."""
+    return max(cases, key=lambda c: Case(**c).key(), default=None)
+
+
 @dataclass
 class TestEvidence:
-    """What one test showed: its cases (one per Hypothesis example, or per check outside
-    ``@given``) and checks; of the cases where a statement holds, the one nearest to violating;
-    of the cases shown to violate a statement (negative controls, counterexamples to a printed
-    statement), the one nearest to being accepted; notes and a declared verdict."""
+    """What one test (or one finding inside it) showed.
+
+    ``cases``: Hypothesis examples (or checks outside ``@given``) with at least one
+    non-degenerate check; ``degenerate``: those whose every check was degenerate. Of the cases
+    where a statement holds, ``holding`` is the one nearest to violating; of the cases shown to
+    violate a statement (negative controls, counterexamples to a printed statement),
+    ``violating`` is the one nearest to being accepted. Findings are nested evidence by name.
+    """
 
     cases: int = 0
+    degenerate: int = 0
     checks: int = 0
     holding: Case | None = None
     violating: Case | None = None
@@ -74,14 +118,42 @@ class TestEvidence:
     verdict: str | None = None
     correction: str | None = None
     violation: str | None = None
+    failed_finding: str | None = None
+    falsifying_example: str | None = None
+    findings: dict[str, TestEvidence] = field(default_factory=dict)
+    is_finding: bool = field(default=False, repr=False)
     _example: object = field(default=None, repr=False)
+    _example_degenerate: bool | None = field(default=None, repr=False)
 
-    def add_case(self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False) -> None:
+    def _enter_case(self, degenerate: bool) -> None:
+        """Count checks into cases: every check inside one Hypothesis example is one case."""
         self.checks += 1
         example = _current_example()
         if example is None or example is not self._example:
-            self.cases += 1
+            self._close_case()
             self._example = example
+            self._example_degenerate = degenerate
+        else:
+            self._example_degenerate = self._example_degenerate and degenerate
+        if example is None:
+            self._close_case()
+
+    def _close_case(self) -> None:
+        if self._example_degenerate is None:
+            return
+        if self._example_degenerate:
+            self.degenerate += 1
+        else:
+            self.cases += 1
+        self._example_degenerate = None
+        self._example = None
+
+    def add_case(
+        self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False, degenerate: bool = False
+    ) -> None:
+        self._enter_case(degenerate)
+        if degenerate:
+            return
         case = Case(error, tolerance, details)
         if violates:
             if self.violating is None or case.key() > self.violating.key():
@@ -93,11 +165,16 @@ class TestEvidence:
         if self.holding is None or case.key() < self.holding.key():
             self.holding = case
 
+    def finding(self, name: str) -> TestEvidence:
+        return self.findings.setdefault(name, TestEvidence(is_finding=True))
+
     def to_builtin(self) -> dict[str, Any]:
+        self._close_case()
         shown = self.holding or self.violating
         return plain(
             {
                 "cases": self.cases,
+                "degenerate": self.degenerate,
                 "checks": self.checks,
                 "min_slack": self.min_slack,
                 "max_error": shown.error if shown else None,
@@ -109,6 +186,9 @@ class TestEvidence:
                 "verdict": self.verdict,
                 "correction": self.correction,
                 "violation": self.violation,
+                "failed_finding": self.failed_finding,
+                "falsifying_example": self.falsifying_example,
+                "findings": {name: finding.to_builtin() for name, finding in self.findings.items()},
             }
         )
 
@@ -126,6 +206,7 @@ def _current_example() -> object | None:
 
 
 _stack: list[TestEvidence] = []
+_target_labels: tuple[object, dict[str, int]] = (None, {})
 
 
 @contextmanager
@@ -139,30 +220,81 @@ def collecting() -> Iterator[TestEvidence]:
         _stack.pop()
 
 
-def current() -> TestEvidence:
+@contextmanager
+def finding(name: str) -> Iterator[TestEvidence]:
+    """Record the checks inside as the finding ``name`` (a result beyond the claim's statement,
+    e.g. the same bound under a wider hypothesis), counted apart from the claim's own cases.
+
+    A check that fails inside a finding makes the test an error, not a refutation: the finding
+    is the suite's own statement, not the paper's."""
+    owner = current("finding")
+    evidence = owner.finding(name)
+    _stack.append(evidence)
+    try:
+        yield evidence
+    except ClaimViolation:
+        owner.failed_finding = owner.failed_finding or name
+        raise
+    finally:
+        _stack.pop()
+
+
+def current(caller: str = "this function") -> TestEvidence:
+    """The innermost open evidence; ``OutsideClaimTest`` when no claim test is running."""
     if not _stack:
-        raise RuntimeError("evidence is recorded only inside a test marked @pytest.mark.claim(...)")
+        raise OutsideClaimTest(
+            f"{caller} was called outside a claim test: checks and notes record evidence only inside "
+            "a test marked @pytest.mark.claim('ID') that runs under the claims plugin (loaded by the "
+            "project's conftest.py). Call it from such a test, or compute without recording."
+        )
     return _stack[-1]
 
 
-def record_case(error: float, tolerance: float, violates: bool = False, **details: Any) -> None:
+def unique_target_label(label: str) -> str:
+    """``label``, or ``label#k`` for its k-th use inside one Hypothesis example: ``target()``
+    accepts each label once per example, and a test may bound several quantities."""
+    global _target_labels
+    example = _current_example()
+    owner, used = _target_labels
+    if owner is not example:
+        used = {}
+        _target_labels = (example, used)
+    used[label] = used.get(label, 0) + 1
+    return label if used[label] == 1 else f"{label}#{used[label]}"
+
+
+def record_case(
+    error: float, tolerance: float, violates: bool = False, degenerate: bool = False, **details: Any
+) -> None:
     """Add one checked case: its error, the tolerance it was judged by, and extra numbers;
-    ``violates`` for a case shown to violate a statement (error > tolerance is the point)."""
-    current().add_case(float(error), float(tolerance), details, violates)
+    ``violates`` for a case shown to violate a statement (error > tolerance is the point);
+    ``degenerate`` for a case whose sides vanish identically (counted apart)."""
+    current("record_case").add_case(float(error), float(tolerance), details, violates, degenerate)
+
+
+def record_degenerate(reason: str, **details: Any) -> None:
+    """Count a drawn case as degenerate (e.g. a gradient that is identically zero, so a rank test
+    has nothing to test): it appears in the report's degenerate count, never as evidence."""
+    current("record_degenerate").add_case(0.0, 0.0, {"degenerate": reason, **details}, degenerate=True)
 
 
 def record_note(text: str) -> None:
-    """A sentence for the claim's notes in the report (what was checked, a finding)."""
-    notes = current().notes
+    """A sentence for the claim's notes in the report (what was checked, a finding).
+    Only inside a claim test (``OutsideClaimTest`` elsewhere)."""
+    notes = current("record_note").notes
     if text not in notes:
         notes.append(text)
 
 
 def declare_verdict(verdict: str, correction: str | None = None) -> None:
-    """State a verdict other than ``verified`` that this test's evidence supports."""
-    if verdict not in VERDICTS:
-        raise ValueError(f"unknown verdict {verdict!r}; one of {VERDICTS}")
+    """State a verdict other than ``verified`` that this passing test's evidence supports:
+    ``refuted`` (the printed statement fails, shown by a counterexample check) or
+    ``verified-with-correction`` (it fails as printed and holds corrected; write the correction
+    out). Only inside a claim test."""
+    if verdict not in DECLARABLE:
+        raise ValueError(f"a test declares one of {DECLARABLE}, not {verdict!r}")
     if verdict == "verified-with-correction" and not correction:
         raise ValueError("a verified-with-correction verdict writes its correction out")
-    evidence = current()
+    current("declare_verdict")
+    evidence = next(e for e in reversed(_stack) if not e.is_finding)
     evidence.verdict, evidence.correction = verdict, correction

@@ -51,14 +51,6 @@ def singular_value_rounding(matrix: Any) -> float:
     return max(matrix.shape) * EPS * float(torch.linalg.matrix_norm(matrix, 2))
 
 
-def error_of(observed: Any, expected: Any) -> float:
-    """max |observed - expected| over tensors, arrays or scalars; NaN anywhere is an infinite error."""
-    difference = abs(observed - expected)
-    values = difference.reshape(-1).tolist() if hasattr(difference, "reshape") else [difference]
-    values = [float(v) for v in values]
-    return math.inf if any(map(math.isnan, values)) else max(values, default=0.0)
-
-
 def decomposition_tolerance(network: DagNetwork, tree: DagNetwork, longest_path: int) -> float:
     """Bound on |nu(x) - mu(h(x))| / sum_p |h(x)_p| in float64 (LJ22 Lemma 1).
 

@@ -1,7 +1,13 @@
 """The shared check core: every claim test judges its cases through these functions.
 
-Each check records the case (error, tolerance, details) for the report and raises
-``ClaimViolation`` when the case contradicts the statement; NaN never passes.
+Each check records the case (error, tolerance, the error's scale, details) for the report and
+raises ``ClaimViolation`` when the case contradicts the statement. NaN or an infinity in a check's
+input raises ``NonFiniteEvidence``: it never passes, and it is not a counterexample either (the
+test becomes an error). A case whose two sides are identically zero is recorded as degenerate:
+counted apart, never the claim's headline.
+
+Checks record evidence only inside a test marked ``@pytest.mark.claim("ID")`` run under the
+claims plugin; called anywhere else they raise ``OutsideClaimTest``.
 """
 
 from __future__ import annotations
@@ -12,63 +18,167 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from hypothesis import target
 
-from claims._evidence import ClaimViolation, currently_in_example, record_case
-from claims._numerics import error_of
+from claims._evidence import (
+    ClaimViolation,
+    NonFiniteEvidence,
+    currently_in_example,
+    record_case,
+    unique_target_label,
+)
 
 if TYPE_CHECKING:
     from torch import Tensor
 
+__all__ = [
+    "check_close",
+    "check_exact",
+    "check_inequality",
+    "check_inequality_rejected",
+    "check_property",
+    "check_rejected",
+]
 
-def check_close(observed: Tensor | float, expected: Tensor | float, tolerance: float, **details: Any) -> float:
-    """Identity up to float rounding: max |observed - expected| <= tolerance."""
-    error = error_of(observed, expected)
-    record_case(error, tolerance, **details)
+
+def _floats(value: Any) -> list[float]:
+    """The entries of a tensor, array, sequence or scalar as floats."""
+    if hasattr(value, "detach"):
+        value = value.detach()
+    if hasattr(value, "reshape") and hasattr(value, "tolist"):
+        return [float(v) for v in value.reshape(-1).tolist()]
+    if isinstance(value, (list, tuple)):
+        return [f for v in value for f in _floats(v)]
+    return [float(value)]
+
+
+def _finite(name: str, values: list[float], check: str) -> None:
+    bad = [v for v in values if not math.isfinite(v)]
+    if bad:
+        raise NonFiniteEvidence(f"{check}: {name} has a non-finite entry ({bad[0]!r}); NaN and infinities never pass")
+
+
+def _tolerance(tolerance: float, check: str) -> float:
+    tolerance = float(tolerance)
+    if not (math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"{check}: the tolerance must be finite and >= 0, not {tolerance!r}")
+    return tolerance
+
+
+def _scale(scale: float | None, check: str) -> float | None:
+    if scale is None:
+        return None
+    scale = float(scale)
+    if not (math.isfinite(scale) and scale > 0):
+        raise NonFiniteEvidence(f"{check}: the error's scale must be finite and > 0, not {scale!r}")
+    return scale
+
+
+def _difference(observed: Any, expected: Any, scale: float | None, check: str) -> tuple[float, bool, str]:
+    """max |observed - expected| (divided by ``scale`` when given), whether both sides are identically
+    zero, and the error's scale as reported."""
+    left, right = _floats(observed), _floats(expected)
+    _finite("observed", left, check)
+    _finite("expected", right, check)
+    try:
+        differences = _floats(abs(observed - expected))  # the operands' own broadcasting
+    except TypeError:  # plain sequences
+        if len(right) == 1:
+            right = right * len(left)
+        if len(left) != len(right):
+            raise ValueError(f"{check}: observed has {len(left)} entries, expected {len(right)}") from None
+        differences = [abs(a - b) for a, b in zip(left, right)]
+    error = max(differences, default=0.0)
+    if not math.isfinite(error):
+        raise NonFiniteEvidence(f"{check}: the difference overflows ({error!r})")
+    degenerate = all(v == 0 for v in left) and all(v == 0 for v in right)
+    if scale is not None:
+        return error / scale, degenerate, "relative"
+    return error, degenerate, "absolute"
+
+
+def check_close(
+    observed: Tensor | float, expected: Tensor | float, tolerance: float, scale: float | None = None, **details: Any
+) -> float:
+    """Identity up to float rounding: max |observed - expected| <= tolerance.
+
+    With ``scale`` the error is relative, max |observed - expected| / scale, and ``tolerance`` is a
+    relative bound; without it both are absolute. The report shows which."""
+    tolerance = _tolerance(tolerance, "check_close")
+    error, degenerate, kind = _difference(observed, expected, _scale(scale, "check_close"), "check_close")
+    record_case(error, tolerance, degenerate=degenerate, error_scale=kind, **details)
     if not error <= tolerance:
-        raise ClaimViolation(f"error {error:.3g} exceeds tolerance {tolerance:.3g}; {details}")
+        raise ClaimViolation(f"{kind} error {error:.3g} exceeds tolerance {tolerance:.3g}; {details}")
     return error
 
 
 def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **details: Any) -> None:
-    """Identity in exact rational arithmetic: error exactly 0."""
-    error = max((abs(Fraction(a) - Fraction(b)) for a, b in zip(observed, expected, strict=True)), default=Fraction(0))
-    record_case(float(error), 0.0, exact_error=error, **details)
+    """Identity in exact rational arithmetic: error exactly 0 (entries compared as Fractions)."""
+    pairs = [(Fraction(a), Fraction(b)) for a, b in zip(observed, expected, strict=True)]
+    error = max((abs(a - b) for a, b in pairs), default=Fraction(0))
+    degenerate = all(a == 0 and b == 0 for a, b in pairs)
+    record_case(float(error), 0.0, degenerate=degenerate, exact_error=error, error_scale="absolute", **details)
     if error != 0:
         raise ClaimViolation(f"exact error {error} != 0; {details}")
 
 
 def check_property(holds: bool, description: str, **details: Any) -> None:
     """A property a construction must have (error 0 when it holds, 1 when it does not)."""
-    record_case(0.0 if holds else 1.0, 0.0, property=description, **details)
+    holds = bool(holds)
+    record_case(0.0 if holds else 1.0, 0.0, property=description, error_scale="absolute", **details)
     if not holds:
         raise ClaimViolation(f"property fails: {description}; {details}")
 
 
-def check_rejected(observed: Tensor | float, expected: Tensor | float, tolerance: float, **details: Any) -> float:
-    """Negative control: the identity check must reject this case (finite error > tolerance)."""
-    error = error_of(observed, expected)
-    record_case(error, tolerance, violates=True, **details)
-    if not (math.isfinite(error) and error > tolerance):
-        raise ClaimViolation(f"negative control accepted: error {error:.3g} <= tolerance {tolerance:.3g}")
+def check_rejected(
+    observed: Tensor | float, expected: Tensor | float, tolerance: float, scale: float | None = None, **details: Any
+) -> float:
+    """Negative control: the identity check must reject this case (error > tolerance), with the
+    error measured as ``check_close`` measures it."""
+    tolerance = _tolerance(tolerance, "check_rejected")
+    error, _, kind = _difference(observed, expected, _scale(scale, "check_rejected"), "check_rejected")
+    record_case(error, tolerance, violates=True, error_scale=kind, **details)
+    if not error > tolerance:
+        raise ClaimViolation(f"negative control accepted: {kind} error {error:.3g} <= tolerance {tolerance:.3g}")
     return error
+
+
+def _sides(lhs: float, rhs: float, check: str) -> tuple[float, float]:
+    lhs, rhs = float(lhs), float(rhs)
+    _finite("lhs", [lhs], check)
+    _finite("rhs", [rhs], check)
+    return lhs, rhs
 
 
 def check_inequality(
     lhs: float, rhs: float, tolerance: float, scale: float | None = None, label: str = "slack", **details: Any
 ) -> float:
-    """Inequality lhs <= rhs, allowing ``tolerance`` for float rounding; returns the slack.
+    """Inequality lhs <= rhs, allowing ``tolerance`` (absolute) for float rounding; returns the slack.
 
     The error is max(0, lhs - rhs). The slack rhs - lhs, relative to ``scale`` (default
     |lhs| + |rhs|), is recorded and fed to ``hypothesis.target`` so that the ``nightly``
-    profile's targeting phase drives toward the tightest cases.
+    profile's targeting phase drives toward the tightest cases; a label used twice in one example
+    is numbered (``slack#2``), as ``target`` takes each label once per example. lhs = rhs = 0 is a
+    degenerate case.
     """
-    lhs, rhs = float(lhs), float(rhs)
-    scale = float(scale) if scale is not None else abs(lhs) + abs(rhs)
+    tolerance = _tolerance(tolerance, "check_inequality")
+    lhs, rhs = _sides(lhs, rhs, "check_inequality")
+    scale = _scale(scale, "check_inequality") if scale is not None else abs(lhs) + abs(rhs)
     slack = rhs - lhs
     relative = slack / scale if scale > 0 else slack
-    if currently_in_example() and math.isfinite(relative):
-        target(-relative, label=label)
-    error = max(0.0, lhs - rhs) if math.isfinite(slack) else math.inf
-    record_case(error, tolerance, lhs=lhs, rhs=rhs, slack=slack, relative_slack=relative, **details)
+    degenerate = lhs == 0 and rhs == 0
+    if currently_in_example() and not degenerate:
+        target(-relative, label=unique_target_label(label))
+    error = max(0.0, lhs - rhs)
+    record_case(
+        error,
+        tolerance,
+        degenerate=degenerate,
+        lhs=lhs,
+        rhs=rhs,
+        slack=slack,
+        relative_slack=relative,
+        error_scale="absolute",
+        **details,
+    )
     if not error <= tolerance:
         raise ClaimViolation(f"{lhs!r} <= {rhs!r} fails by {lhs - rhs:.3g} (tolerance {tolerance:.3g}); {details}")
     return slack
@@ -77,9 +187,10 @@ def check_inequality(
 def check_inequality_rejected(lhs: float, rhs: float, tolerance: float, **details: Any) -> float:
     """Negative control for an inequality: this case must violate lhs <= rhs by more than
     ``tolerance`` (a perturbed statement or a case outside the hypotheses)."""
-    lhs, rhs = float(lhs), float(rhs)
-    error = lhs - rhs if math.isfinite(lhs - rhs) else math.nan
-    record_case(max(error, 0.0), tolerance, violates=True, lhs=lhs, rhs=rhs, **details)
+    tolerance = _tolerance(tolerance, "check_inequality_rejected")
+    lhs, rhs = _sides(lhs, rhs, "check_inequality_rejected")
+    error = lhs - rhs
+    record_case(max(error, 0.0), tolerance, violates=True, lhs=lhs, rhs=rhs, error_scale="absolute", **details)
     if not error > tolerance:
         raise ClaimViolation(f"negative control accepted: {lhs!r} <= {rhs!r} + {tolerance:.3g}")
     return error

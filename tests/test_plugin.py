@@ -29,6 +29,12 @@ def test_unmarked():
 """
 
 
+@pytest.fixture(autouse=True)
+def claims_project(pytester: pytest.Pytester) -> None:
+    """A project that loads the claims plugin, as this suite's own conftest.py does."""
+    pytester.makeconftest('pytest_plugins = ["claims.plugin"]')
+
+
 def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
     report = json.loads((pytester.path / "reports" / "claims.json").read_text())
