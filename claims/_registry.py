@@ -1,4 +1,4 @@
-"""The claim registry: every claim of ``shared/claims-inventory.md`` as data.
+"""The claim registry: every claim of the project's claims inventory as data (rendered in CLAIMS.md).
 
 One source of truth for IDs, references and statements; tests point at entries with
 ``@pytest.mark.claim("ID")`` and the report lists every entry, tested or not.
@@ -12,10 +12,14 @@ from dataclasses import dataclass
 from claims._inventory import INVENTORY
 
 PAPERS = {
-    "LJ22": "Le & Jegelka, Training invariances and the low-rank phenomenon: beyond linear networks, ICLR 2022",
-    "GP22": "Galanti & Poggio, SGD Noise and Implicit Low-Rank Bias in Deep Neural Networks, CBMM Memo 134",
-    "BSJ25": "Bantzis, Simon & Jacot, Saddle-to-Saddle Dynamics in Deep ReLU Networks: Low-Rank Bias in the First Saddle Escape",
+    "LJ22": "Thien Le and Stefanie Jegelka. Training invariances and the low-rank phenomenon: beyond linear "
+    "networks. International Conference on Learning Representations (ICLR), 2022",
+    "GP22": "Tomer Galanti and Tomaso Poggio. SGD Noise and Implicit Low-Rank Bias in Deep Neural Networks. "
+    "CBMM Memo No. 134, Center for Brains, Minds and Machines, MIT, 2022",
+    "BSJ25": "Ioannis Bantzis, James B. Simon and Arthur Jacot. Saddle-to-Saddle Dynamics in Deep ReLU "
+    "Networks: Low-Rank Bias in the First Saddle Escape. Preprint, 2025",
 }
+"""Each paper in full: authors, title, venue, year (the key is the claims' ID prefix)."""
 
 
 @dataclass(frozen=True)

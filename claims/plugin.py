@@ -1,14 +1,24 @@
 """pytest plugin: the ``claim`` marker, Hypothesis profiles, and the claims report.
 
-Workers attach plain-builtins evidence to ``report.user_properties``; only the controller
-aggregates (``pytest_runtest_logreport``) and writes ``reports/claims.json`` and ``claims.md``.
+Loaded by this project's ``conftest.py`` (``pytest_plugins = ["claims.plugin"]``), never globally,
+so another project in the same environment keeps its own Hypothesis settings and gets no report.
+
+Where tests run (the process, or each xdist worker) the plugin marks claim tests, records their
+evidence on ``report.user_properties`` as JSON strings (they reach the controller through pytest's
+report serialization, and JUnit XML as readable properties), and notes what was collected and
+selected (``claims._selection``). The controller aggregates and writes the report: a full run to
+``reports/``, a partial one to ``reports/partial/`` so that it never replaces the last full report.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -19,11 +29,23 @@ from hypothesis import settings
 from claims import _profiles
 from claims._evidence import ClaimViolation, collecting
 from claims._registry import CLAIMS, unknown_claim_message
-from claims._report import TestRecord, build_report, summary_line, write_report
+from claims._report import TestRecord, build_report, dumps, loads, summary_line, write_report
+from claims._selection import (
+    CONTROL,
+    EVIDENCE as EVIDENCE_ROLE,
+    Manifest,
+    claim_suites,
+    scan_suite,
+    suite_roots,
+    uncovered_roots,
+)
 
 META = "claims"
 EVIDENCE = "claims_evidence"
 SEED = "claims_hypothesis_seed"
+MANIFESTS = "claims_manifest_dir"
+PARTIAL = "partial"
+VERSIONED = ("torch", "numpy", "scipy", "sympy", "hypothesis", "pytest", "pytest-xdist", "lowrank-claims")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,9 +53,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--claims-report-dir",
         default=None,
-        help="directory for claims.json and claims.md (default: <rootdir>/reports); write it as "
-        "--claims-report-dir=DIR: pytest finds its rootdir before plugin options are known, so a "
-        "separate DIR would be taken for a test path",
+        help="directory for claims.json and claims.md (default: <rootdir>/reports; a partial run writes "
+        "to its partial/ subdirectory); write it as --claims-report-dir=DIR: pytest finds its rootdir "
+        "before plugin options are known, so a separate DIR would be taken for a test path",
     )
     group.addoption("--no-claims-report", action="store_true", help="do not write the claims report")
 
@@ -45,46 +67,98 @@ def _version(distribution: str) -> str | None:
         return None
 
 
-def _git_commit(root: Path) -> str | None:
+def _git(root: Path) -> dict:
+    """The commit, and whether tracked or untracked files differ from it (reports/ is ignored)."""
+
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain") if commit else None
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
+
+
+def _report_directory(config: pytest.Config) -> Path:
+    option = config.getoption("claims_report_dir")
+    return Path(option).resolve() if option else config.rootpath / "reports"
+
+
+def _check_directory(directory: Path, option: str) -> None:
+    """A report directory that cannot be written is a usage error now, not a traceback after the run."""
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
+        if directory.exists() and not directory.is_dir():
+            raise pytest.UsageError(f"{option}={directory}: exists and is not a directory")
+        for path in (directory, directory / PARTIAL):
+            if path.exists() and not path.is_dir():
+                raise pytest.UsageError(f"{option}={directory}: {path} exists and is not a directory")
+            path.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=path):
+                pass
+    except OSError as error:
+        raise pytest.UsageError(f"{option}={directory}: cannot write reports there ({error.strerror or error})") from None
+
+
+def _limit_threads() -> None:
+    """One torch (OpenMP / MKL) thread per xdist worker: workers already fill the cores, and more
+    threads than cores slow every worker down."""
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Load the profile and fix one Hypothesis seed for the session (before Hypothesis's own
-    ``pytest_configure`` reads ``--hypothesis-seed``), so a randomized run can be replayed."""
+    """Check the options, load the profile and fix one Hypothesis seed for the session (before
+    Hypothesis's own ``pytest_configure`` reads ``--hypothesis-seed``), so a randomized run can be
+    replayed; then start the selection tracker and, on the controller, the reporter."""
     config.addinivalue_line(
         "markers",
         "claim(id, negative_control=False): the test evidences claim `id` of the registry; "
         "negative_control=True marks a check that must reject a case violating a hypothesis.",
     )
+    report = not config.getoption("no_claims_report") and not config.option.collectonly
+    worker = hasattr(config, "workerinput")
+    if report and not worker:
+        _check_directory(_report_directory(config), "--claims-report-dir")
     profile = config.getoption("hypothesis_profile", None) or _profiles.default_profile()
     settings.load_profile(profile)
-    if hasattr(config, "workerinput"):
+    if worker:
         config.option.hypothesis_seed = config.workerinput[SEED]
+        _limit_threads()
+        directory = config.workerinput.get(MANIFESTS)
+        if directory:
+            config.pluginmanager.register(SelectionTracker(config, Path(directory)), "claims-selection")
         return
     if config.option.hypothesis_seed is None and not settings.get_profile(profile).derandomize:
         config.option.hypothesis_seed = random.SystemRandom().getrandbits(32)
-    if not config.getoption("no_claims_report"):
-        config.pluginmanager.register(ClaimsReporter(config, profile), "claims-reporter")
+    if report:
+        tracker = SelectionTracker(config, None)
+        config.pluginmanager.register(tracker, "claims-selection")
+        config.pluginmanager.register(ClaimsReporter(config, profile, tracker), "claims-reporter")
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:
-    """xdist: every worker uses the controller's seed."""
+    """xdist: every worker uses the controller's seed and writes its selection manifest."""
     node.workerinput[SEED] = node.config.option.hypothesis_seed
+    reporter = node.config.pluginmanager.get_plugin("claims-reporter")
+    if reporter is not None:
+        node.workerinput[MANIFESTS] = str(reporter.manifests)
 
 
-def _claim_marker(item: pytest.Item) -> tuple[list[str], bool] | None:
+def claim_meta(item: pytest.Item) -> dict | None:
+    """{"ids": [...], "role": "evidence" | "control"} of a claim test, None for any other test."""
     markers = list(item.iter_markers("claim"))
     if not markers:
         return None
     ids = [marker.args[0] if marker.args else "" for marker in markers]
-    return ids, any(marker.kwargs.get("negative_control", False) for marker in markers)
+    control = any(marker.kwargs.get("negative_control", False) for marker in markers)
+    return {"ids": ids, "role": CONTROL if control else EVIDENCE_ROLE}
 
 
 @pytest.hookimpl(wrapper=True)
@@ -95,12 +169,11 @@ def pytest_make_collect_report(collector: pytest.Collector):
         return report
     problems = []
     for item in report.result:
-        marked = _claim_marker(item) if isinstance(item, pytest.Item) else None
-        if marked is None:
+        meta = claim_meta(item) if isinstance(item, pytest.Item) else None
+        if meta is None:
             continue
-        ids, control = marked
-        problems += [f"{item.nodeid}: {unknown_claim_message(i)}" for i in ids if i not in CLAIMS]
-        item.user_properties.append((META, {"ids": ids, "negative_control": control}))
+        problems += [f"{item.nodeid}: {unknown_claim_message(i)}" for i in meta["ids"] if i not in CLAIMS]
+        item.user_properties.append((META, dumps(meta)))
     if problems:
         report.outcome = "failed"
         report.longrepr = "\n".join(problems)
@@ -113,73 +186,206 @@ def _is_violation(exc: BaseException) -> bool:
     return isinstance(exc, BaseExceptionGroup) and any(map(_is_violation, exc.exceptions))
 
 
+def _notes(exc: BaseException) -> list[str]:
+    notes = list(getattr(exc, "__notes__", []))
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            notes += _notes(inner)
+    return notes
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    marked = _claim_marker(item)
-    if marked is None:
+    if claim_meta(item) is None:
         return (yield)
     with collecting() as evidence:
         try:
             return (yield)
         except BaseException as exc:
             if _is_violation(exc):
-                evidence.violation = str(exc).splitlines()[0][:500]
+                evidence.violation = str(exc).splitlines()[0][:500] if str(exc) else type(exc).__name__
+                # Hypothesis attaches the shrunk example (and how to reproduce it) as notes
+                evidence.falsifying_example = "\n".join(_notes(exc))[:4000] or None
             raise
         finally:
-            item.user_properties.append((EVIDENCE, evidence.to_builtin()))
+            item.user_properties.append((EVIDENCE, dumps(evidence.to_builtin())))
+
+
+class SelectionTracker:
+    """Where tests are collected: which claim tests were collected, and which remain selected after
+    ``-k``, ``-m``, ``--deselect``, ``--lf`` and the like. A worker writes its manifest to the
+    controller's directory; in a run without xdist the reporter reads ``self.manifest``."""
+
+    def __init__(self, config: pytest.Config, directory: Path | None):
+        self.config = config
+        self.directory = directory
+        self.manifest = Manifest()
+        self.collection_finished = False
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.manifest.collection_errors += 1
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]):
+        before = len(items)
+        self.manifest.collected = {item.nodeid: meta for item in items if (meta := claim_meta(item))}
+        result = yield
+        self.manifest.deselected = before - len(items)
+        self.manifest.selected_tests = len(items)
+        self.manifest.selected = [item.nodeid for item in items if item.nodeid in self.manifest.collected]
+        return result
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.collection_finished = True
+        if self.directory is not None:
+            self.manifest.write(self.directory, os.environ.get("PYTEST_XDIST_WORKER", "worker"))
 
 
 def _property(report: pytest.TestReport, name: str):
-    return next((value for key, value in report.user_properties if key == name), None)
+    value = next((value for key, value in report.user_properties if key == name), None)
+    return loads(value) if isinstance(value, str) else value
+
+
+def _message(report: pytest.TestReport) -> str:
+    if report.outcome == "skipped" and isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2])
+    text = str(report.longreprtext or "").strip().splitlines()
+    return text[-1][:300] if text else ""
 
 
 class ClaimsReporter:
     """Controller only: aggregates test reports per claim and writes the report at the end."""
 
-    def __init__(self, config: pytest.Config, profile: str):
+    def __init__(self, config: pytest.Config, profile: str, tracker: SelectionTracker):
         self.config = config
+        self.tracker = tracker
         self.tests: dict[str, TestRecord] = {}
+        self.finished: set[str] = set()
         self.report: dict | None = None
-        self.run = {
-            "started": _now(),
-            "finished": None,
-            "complete": False,
-            "profile": profile,
-            "hypothesis_seed": _as_seed(config.option.hypothesis_seed),
-            "workers": 0,
-            "python": sys.version.split()[0],
-            "torch": _version("torch"),
-            "hypothesis": _version("hypothesis"),
-            "pytest": _version("pytest"),
-            "lowrank_claims": _version("lowrank-claims"),
-            "git_commit": _git_commit(config.rootpath),
-            "command": " ".join(["pytest", *config.invocation_params.args]),
-        }
-
-    @property
-    def directory(self) -> Path:
-        option = self.config.getoption("claims_report_dir")
-        return Path(option) if option else self.config.rootpath / "reports"
+        self.directory: Path | None = None
+        self.manifests = Path(tempfile.mkdtemp(prefix="claims-manifests-"))
+        self.profile = profile
+        self.started = _now()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "teardown" or (report.when == "setup" and report.outcome != "passed"):
+            self.finished.add(report.nodeid)
         meta = _property(report, META)
         if meta is None:
-            return
-        record = self.tests.setdefault(
-            report.nodeid, TestRecord(report.nodeid, list(meta["ids"]), bool(meta["negative_control"]))
-        )
+            record = self.tests.get(report.nodeid)  # a crash report of xdist carries no properties
+            if record is None:
+                return
+        else:
+            record = self.tests.setdefault(
+                report.nodeid, TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL)
+            )
         evidence = _property(report, EVIDENCE) if report.when == "call" else None
-        record.update(report.when, report.outcome, evidence, report.duration)
+        record.update(report.when, report.outcome, evidence, report.duration, _message(report))
+
+    def _manifest(self) -> Manifest | None:
+        """The selection as collected: the workers' manifests under xdist, else this process's own;
+        None when collection did not finish."""
+        if self.config.pluginmanager.get_plugin("dsession") is not None:
+            return Manifest.merged(Manifest.read_all(self.manifests))
+        return self.tracker.manifest if self.tracker.collection_finished else None
+
+    def _selection(self, manifest: Manifest | None) -> list[str]:
+        """Why this run is not the full suite; empty when it is."""
+        config = self.config
+        reasons = []
+        roots = suite_roots(config.rootpath, config.getini("testpaths"))
+        missing = uncovered_roots(list(config.args), config.invocation_params.dir, roots)
+        if missing:
+            shown = ", ".join(str(p.relative_to(config.rootpath)) if p.is_relative_to(config.rootpath) else str(p) for p in missing)
+            reasons.append(f"the command-line paths {list(config.args)} do not cover the suite ({shown})")
+        if manifest is None:
+            reasons.append("collection did not finish")
+        else:
+            if manifest.deselected:
+                reasons.append(f"{manifest.deselected} tests deselected (-k, -m, --deselect, --lf, --sw ...)")
+        # under xdist the controller sees the failed collection reports that workers forward
+        errors = max(self.tracker.manifest.collection_errors, manifest.collection_errors if manifest else 0)
+        if errors:
+            reasons.append(f"{errors} collection error(s)")
+        for option, flag in (("ignore", "--ignore"), ("ignore_glob", "--ignore-glob")):
+            if getattr(config.option, option, None):
+                reasons.append(f"{flag} {getattr(config.option, option)}")
+        if getattr(config.option, "lf", False) and config.cache is not None and config.cache.get("cache/lastfailed", {}):
+            reasons.append("--lf runs only the last failures")
+        if getattr(config.option, "stepwise", False):
+            reasons.append("--stepwise skips what passed before")
+        return reasons
+
+    def _run(self, manifest: Manifest | None, reasons: list[str], exitstatus: int) -> dict:
+        config = self.config
+        seed = _as_seed(config.option.hypothesis_seed)
+        args = list(config.invocation_params.args)
+        selected_claims = sorted({i for record in self.tests.values() for i in record.claim_ids} | {
+            i for nodeid in (manifest.selected if manifest else []) for i in manifest.collected[nodeid]["ids"]
+        })
+        expected = manifest.selected_tests if manifest else None
+        complete = (
+            expected is not None
+            and len(self.finished) >= expected
+            and exitstatus not in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        )
+        return {
+            "started": self.started,
+            "finished": _now(),
+            "complete": complete,
+            "selection": "partial" if reasons else "full",
+            "selection_reasons": reasons,
+            "selected_claims": selected_claims,
+            "selected_tests": expected,
+            "finished_tests": len(self.finished),
+            "pytest_args": args,
+            "profile": self.profile,
+            "hypothesis_seed": seed,
+            "workers": getattr(config.option, "numprocesses", None) or 0,
+            "python": sys.version.split()[0],
+            "versions": {name: _version(name) for name in VERSIONED},
+            "git": _git(config.rootpath),
+            "command": shlex.join(["pytest", *args]),
+            "replay": _replay_command(args, self.profile, seed),
+        }
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        numprocesses = getattr(self.config.option, "numprocesses", None)
-        self.run.update(finished=_now(), complete=exitstatus == 0, workers=numprocesses or 0)
-        self.report = build_report(self.run, self.tests)
+        manifest = self._manifest()
+        shutil.rmtree(self.manifests, ignore_errors=True)
+        if manifest is not None:  # selected tests that never reported are not-run
+            for nodeid in manifest.selected:
+                meta = manifest.collected[nodeid]
+                self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"] == CONTROL))
+        reasons = self._selection(manifest)
+        roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
+        suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)
+        self.report = build_report(self._run(manifest, reasons, exitstatus), self.tests, suites)
+        self.directory = _report_directory(self.config) / (PARTIAL if reasons else "")
         write_report(self.report, self.directory)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        if self.report is not None:
-            terminalreporter.write_line(f"{summary_line(self.report)}; report in {self.directory}")
+        if self.report is None:
+            return
+        where = f"report in {self.directory}"
+        if self.report["run"]["selection"] == "partial":
+            where += f" (partial run; the full report in {self.directory.parent} is unchanged)"
+        terminalreporter.write_line(f"{summary_line(self.report)}; {where}")
+
+
+def _replay_command(args: list[str], profile: str, seed) -> str:
+    """The command that draws the same examples: this one, with the profile and seed spelled out."""
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("--hypothesis-seed", "--hypothesis-profile"):
+            skip = True
+        elif not arg.startswith(("--hypothesis-seed=", "--hypothesis-profile=")):
+            kept.append(arg)
+    extra = [f"--hypothesis-profile={profile}"] + ([f"--hypothesis-seed={seed}"] if seed is not None else [])
+    return shlex.join(["pytest", *kept, *extra])
 
 
 def _as_seed(value):

@@ -1,0 +1,166 @@
+"""What a run selected, compared with what the suite holds.
+
+A report must not say more than its run showed, so the plugin records which claim tests were
+collected and selected, and whether the run covered the whole suite (``full``) or a part of it
+(``partial``: a path, ``-k``, ``-m``, ``--deselect``, ``--lf``, a collection error ...).
+
+Where a test runs (the process itself, or each xdist worker) a ``Manifest`` is made at the end of
+collection; workers write theirs as JSON into a directory the controller gives them, since xdist
+carries only node IDs back. Claims whose test files were not collected at all are found by a static
+scan of the suite's test files (``scan_suite``), so that a partial run can still tell a claim that
+has tests (``not-run``) from one that has none (``untested``).
+"""
+
+from __future__ import annotations
+
+import ast
+import glob
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONTROL, EVIDENCE = "control", "evidence"
+
+
+@dataclass
+class Manifest:
+    """The claim tests one collecting process saw: ``collected`` before any deselection
+    (nodeid -> {"ids": [...], "role": "evidence" | "control"}), ``selected`` after it, the number of
+    selected tests of any kind, deselected tests of any kind, and collection errors."""
+
+    collected: dict[str, dict[str, Any]] = field(default_factory=dict)
+    selected: list[str] = field(default_factory=list)
+    selected_tests: int = 0
+    deselected: int = 0
+    collection_errors: int = 0
+
+    def write(self, directory: Path, name: str) -> None:
+        path = directory / f"{name}.json"
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(asdict(self)))
+        temporary.replace(path)
+
+    @classmethod
+    def read_all(cls, directory: Path) -> list[Manifest]:
+        return [cls(**json.loads(path.read_text())) for path in sorted(directory.glob("*.json"))]
+
+    @classmethod
+    def merged(cls, manifests: list[Manifest]) -> Manifest | None:
+        """Workers collect the same items; a restarted worker collects again. Union of all views."""
+        if not manifests:
+            return None
+        merged = cls()
+        for m in manifests:
+            merged.collected.update(m.collected)
+            merged.selected = sorted(set(merged.selected) | set(m.selected))
+            merged.selected_tests = max(merged.selected_tests, m.selected_tests)
+            merged.deselected = max(merged.deselected, m.deselected)
+            merged.collection_errors = max(merged.collection_errors, m.collection_errors)
+        return merged
+
+
+def suite_roots(rootpath: Path, testpaths: list[str]) -> list[Path]:
+    """The suite's test roots: the ``testpaths`` ini value (globs expanded), else the rootdir."""
+    roots = []
+    for pattern in testpaths:
+        matches = sorted(glob.glob(str(rootpath / pattern), recursive=True))
+        roots += [Path(m).resolve() for m in matches]
+    return roots or [rootpath.resolve()]
+
+
+def uncovered_roots(args: list[str], invocation_dir: Path, roots: list[Path]) -> list[Path]:
+    """The roots that no command-line path covers (a path covers a root if it is the root or one of
+    its ancestors; a node ID ``file::test`` covers only part of a file)."""
+    paths = [(invocation_dir / arg).resolve() for arg in args if "::" not in arg]
+    return [root for root in roots if not any(path == root or path in root.parents for path in paths)]
+
+
+def _test_files(roots: list[Path]) -> list[Path]:
+    files: set[Path] = set()
+    for root in roots:
+        if root.is_file():
+            files.add(root)
+        elif root.is_dir():
+            files.update(p for p in root.rglob("*.py") if p.name.startswith("test_") or p.name.endswith("_test.py"))
+    return sorted(files)
+
+
+def _claim_markers(tree: ast.AST) -> list[tuple[str, str]]:
+    """(claim ID, role) of every literal ``<...>.mark.claim("ID", negative_control=...)`` call."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        func = node.func
+        if func.attr != "claim" or not (isinstance(func.value, ast.Attribute) and func.value.attr == "mark"):
+            continue
+        if not (node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            continue
+        control = any(
+            k.arg == "negative_control" and isinstance(k.value, ast.Constant) and bool(k.value.value)
+            for k in node.keywords
+        )
+        found.append((node.args[0].value, CONTROL if control else EVIDENCE))
+    return found
+
+
+def scan_suite(roots: list[Path]) -> dict[str, dict[str, set[str]]]:
+    """Claim ID -> role -> the test files (resolved paths) that mark a test of that claim and role,
+    read statically (no import): which claims have tests and controls, selected or not."""
+    suite: dict[str, dict[str, set[str]]] = {}
+    for path in _test_files(roots):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for claim_id, role in _claim_markers(tree):
+            suite.setdefault(claim_id, {CONTROL: set(), EVIDENCE: set()})[role].add(str(path))
+    return suite
+
+
+@dataclass
+class ClaimSuite:
+    """What the suite holds for one claim beyond this run's selection."""
+
+    has_evidence_tests: bool = False
+    has_controls: bool = False
+    unselected_evidence: int = 0
+    unselected_controls: int = 0
+
+
+def claim_suites(
+    manifest: Manifest | None, scanned: dict[str, dict[str, set[str]]], rootpath: Path
+) -> dict[str, ClaimSuite]:
+    """Per claim: the tests the suite has and how many of them this run did not select. Tests in
+    collected files are counted from collection (exact); files not collected at all, from the scan."""
+    suites: dict[str, ClaimSuite] = {}
+    collected_files: set[str] = set()
+    selected = set(manifest.selected) if manifest else set()
+    for nodeid, meta in (manifest.collected if manifest else {}).items():
+        collected_files.add(str((rootpath / nodeid.split("::")[0]).resolve()))
+        for claim_id in meta["ids"]:
+            suite = suites.setdefault(claim_id, ClaimSuite())
+            control = meta["role"] == CONTROL
+            if control:
+                suite.has_controls = True
+            else:
+                suite.has_evidence_tests = True
+            if nodeid not in selected:
+                if control:
+                    suite.unselected_controls += 1
+                else:
+                    suite.unselected_evidence += 1
+    for claim_id, roles in scanned.items():
+        suite = suites.setdefault(claim_id, ClaimSuite())
+        for role, files in roles.items():
+            missing = len(files - collected_files)
+            if not files:
+                continue
+            if role == CONTROL:
+                suite.has_controls = True
+                suite.unselected_controls += missing
+            else:
+                suite.has_evidence_tests = True
+                suite.unselected_evidence += missing
+    return suites
