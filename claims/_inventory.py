@@ -1,4 +1,5 @@
-"""The claims of shared/claims-inventory.md, one dict per claim ID, in inventory order."""
+"""The claims of the three papers, one dict per claim ID, in the order of the project's claims inventory
+(the spec it was written from, outside this repository); rendered for readers in CLAIMS.md."""
 
 INVENTORY: tuple[dict, ...] = (
     # ---------------------------------------------------------------- LJ22

@@ -16,6 +16,7 @@ settings.register_profile(
     "ci", max_examples=100, derandomize=True, database=None, print_blob=True, phases=_WITHOUT_TARGET, **_COMMON
 )
 settings.register_profile("nightly", max_examples=2000, phases=tuple(Phase), print_blob=True, **_COMMON)
+PROFILES = ("dev", "ci", "nightly")
 
 
 def default_profile() -> str:

@@ -126,6 +126,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if report and not worker:
         _check_directory(_report_directory(config), "--claims-report-dir")
     profile = config.getoption("hypothesis_profile", None) or _profiles.default_profile()
+    if profile not in _profiles.PROFILES:
+        raise pytest.UsageError(
+            f"--hypothesis-profile={profile}: not a profile of this suite; one of {', '.join(_profiles.PROFILES)}"
+        )
     settings.load_profile(profile)
     if worker:
         config.option.hypothesis_seed = config.workerinput[SEED]

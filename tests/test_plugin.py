@@ -576,3 +576,11 @@ def test_a_record_without_a_call_phase_is_not_run():
     crashed = TestRecord("test_x.py::test_z", ["LJ22.L1"], True)
     crashed.update("???", "failed", None, 0.0, "worker 'gw0' crashed while running 'test_x.py::test_z'")
     assert crashed.outcome == "not-run" and "crashed" in crashed.reason
+
+
+def test_an_unknown_profile_is_a_usage_error(pytester):
+    pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--hypothesis-profile=nightlly")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--hypothesis-profile=nightlly: not a profile of this suite; one of dev, ci, nightly*"])
+    assert not (pytester.path / "reports" / "claims.json").exists()
