@@ -430,7 +430,8 @@ def test_report_dir_option_and_no_report(pytester, ci):
     assert not (pytester.path / "reports").exists()
 
 
-def test_an_unrelated_project_gets_no_report_and_default_hypothesis_settings(pytester):
+def test_an_unrelated_project_gets_no_report_and_default_hypothesis_settings(pytester, monkeypatch):
+    monkeypatch.delenv("CI", raising=False)  # with CI set, Hypothesis itself picks its own "ci" profile
     (pytester.path / "conftest.py").unlink()  # a project that does not load the claims plugin
     pytester.makepyfile(
         test_elsewhere="""
