@@ -86,6 +86,8 @@ def _difference(observed: Any, expected: Any, scale: float | None, check: str) -
         if len(left) != len(right):
             raise ValueError(f"{check}: observed has {len(left)} entries, expected {len(right)}") from None
         differences = [abs(a - b) for a, b in zip(left, right)]
+    if not differences and (left or right):
+        raise ValueError(f"{check}: observed ({len(left)} entries) and expected ({len(right)}) broadcast to no entry")
     error = max(differences, default=0.0)
     if not math.isfinite(error):
         raise NonFiniteEvidence(f"{check}: the difference overflows ({error!r})")
@@ -112,6 +114,9 @@ def check_close(
 
 def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **details: Any) -> None:
     """Identity in exact rational arithmetic: error exactly 0 (entries compared as Fractions)."""
+    observed, expected = list(observed), list(expected)
+    for name, side in (("observed", observed), ("expected", expected)):
+        _finite(name, [v for v in side if isinstance(v, float)], "check_exact")
     pairs = [(Fraction(a), Fraction(b)) for a, b in zip(observed, expected, strict=True)]
     error = max((abs(a - b) for a, b in pairs), default=Fraction(0))
     degenerate = all(a == 0 and b == 0 for a, b in pairs)
@@ -121,7 +126,9 @@ def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **de
 
 
 def check_property(holds: bool, description: str, **details: Any) -> None:
-    """A property a construction must have (error 0 when it holds, 1 when it does not)."""
+    """A property a construction must have (error 0 when it holds, 1 when it does not); ``holds`` is
+    a truth value (a NaN or infinite one is ``NonFiniteEvidence``, never true)."""
+    _finite("holds", _floats(holds), "check_property")
     holds = bool(holds)
     record_case(0.0 if holds else 1.0, 0.0, property=description, error_scale="absolute", **details)
     if not holds:
@@ -164,6 +171,8 @@ def check_inequality(
     scale = _scale(scale, "check_inequality") if scale is not None else abs(lhs) + abs(rhs)
     slack = rhs - lhs
     relative = slack / scale if scale > 0 else slack
+    if not (math.isfinite(slack) and math.isfinite(relative)):
+        raise NonFiniteEvidence(f"check_inequality: the slack {lhs!r} <= {rhs!r} overflows")
     degenerate = lhs == 0 and rhs == 0
     if currently_in_example() and not degenerate:
         target(-relative, label=unique_target_label(label))
