@@ -73,6 +73,11 @@ class LayeredNetwork:
         """The connections in E_T, in layer order."""
         return tuple(sorted(c for c in self.connections if c not in self.identity_skips))
 
+    @cached_property
+    def successors(self) -> dict[int, tuple[int, ...]]:
+        """The layers that layer q feeds (q in pred(p))."""
+        return {q: tuple(sorted(p for p, qq in self.connections if qq == q)) for q in range(self.output + 1)}
+
     def layers(
         self,
         params: Parameters,
@@ -82,11 +87,15 @@ class LayeredNetwork:
     ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
         """Pre-normalization sums z_l and layer outputs v_l, each (batch, d_l), for the batch
         x = X~ of shape (batch, n); z_0 = v_0 = x. ``offsets[l]`` is added to z_l (zero offsets
-        give the backward quantities d f / d z_l by differentiation)."""
+        give the backward quantities d f / d z_l by differentiation).
+
+        Leading dimensions evaluate several batches at once: x of shape (..., batch, n), each
+        batch normalized by its own statistics, and a matrix of shape (..., d_p, d_q) gives every
+        batch its own copy (so one reverse pass returns every batch's gradient)."""
         z, v = [x], [x]
         for p in range(1, self.output + 1):
             total = sum(
-                v[q] if (p, q) in self.identity_skips else v[q] @ params[matrix_key(p, q)].T
+                v[q] if (p, q) in self.identity_skips else v[q] @ params[matrix_key(p, q)].mT
                 for q in self.pred[p]
             )
             if offsets is not None and p in offsets:
@@ -105,16 +114,96 @@ class LayeredNetwork:
     def batch_normalization(
         params: Parameters, layer: int, z: torch.Tensor, variance: Variance
     ) -> torch.Tensor:
-        """Eq. (5): gamma A (z - b) + beta 1 over the batch (rows of z)."""
+        """Eq. (5): gamma A (z - b) + beta 1 over the batch (the rows of z, dimension -2)."""
         spread = z.detach() if variance == "detached" else z
-        scale = spread.var(dim=0, unbiased=False).rsqrt()
-        return params[f"gamma{layer}"] * scale * (z - z.mean(dim=0)) + params[f"beta{layer}"]
+        scale = spread.var(dim=-2, unbiased=False, keepdim=True).rsqrt()
+        return params[f"gamma{layer}"] * scale * (z - z.mean(dim=-2, keepdim=True)) + params[f"beta{layer}"]
 
     def forward(self, params: Parameters, x: torch.Tensor, variance: Variance = "detached", offsets=None):
-        """f_W(x_j; X~) for every row x_j of the batch x = X~; shape (batch,)."""
-        return self.layers(params, x, variance, offsets)[1][-1][:, 0]
+        """f_W(x_j; X~) for every row x_j of the batch x = X~; shape (batch,) (or (..., batch))."""
+        return self.layers(params, x, variance, offsets)[1][-1][..., 0]
 
     __call__ = forward
+
+    def sensitivities(
+        self,
+        params: Parameters,
+        x: torch.Tensor,
+        coefficients: torch.Tensor,
+        variance: Variance = "detached",
+        absolute: bool = False,
+    ) -> list[torch.Tensor | None]:
+        """Backward quantities of Lemma 2's factorization, written out (not autograd): for every
+        layer p >= 1, g_p = d(sum_j beta_j f(x_j; X~)) / d z_p, shape (..., batch, d_p), so that the
+        beta-weighted gradient of W^{pq} is g_p^T V_q (V_q the forward outputs of layer q): B outer
+        products. ``coefficients`` are the beta_j, shape (..., batch); ``x`` as in ``layers``.
+
+        The recursion runs from g_L = beta through dL/dv_p = sum over the layers p' fed by p of
+        g_{p'} W^{p'p} (g_{p'} for an identity skip), the activation's slope where n_p(z_p) < 0
+        (autograd's convention: slope 1 at 0) and, for a normalized p, Eq. (5) backwards with the
+        forward's statistics: gamma A (dn - mean dn) with A detached, and minus
+        gamma A^3 (z - b) mean(dn (z - b)) more with ``variance="ordinary"``.
+
+        With ``absolute`` every quantity is replaced by the magnitude it bounds: the same recursion
+        on |beta|, |W|, |slope|, |gamma|, with every difference turned into a sum. Its value bounds
+        the terms whose rounding both this recursion and autograd's incur (the scale of
+        ``backward_roundings``)."""
+        z, v = self.layers(params, x, variance)
+        magnitude = torch.abs if absolute else (lambda t: t)
+        sign = 1.0 if absolute else -1.0
+        g: list[torch.Tensor | None] = [None] * (self.output + 1)
+        g[self.output] = magnitude(coefficients)[..., None]
+        for p in range(self.output - 1, 0, -1):
+            terms = [
+                g[s] if (s, p) in self.identity_skips else g[s] @ magnitude(params[matrix_key(s, p)])
+                for s in self.successors[p]
+            ]
+            upstream = sum(terms[1:], terms[0]) if terms else torch.zeros_like(z[p])
+            normalized = self.batch_normalization(params, p, z[p], variance) if p in self.normalized else z[p]
+            slope = abs(self.slope) if absolute else self.slope
+            dn = torch.where(normalized >= 0, upstream, slope * upstream)
+            if p not in self.normalized:
+                g[p] = dn
+                continue
+            scale = z[p].var(dim=-2, unbiased=False, keepdim=True).rsqrt()
+            product = magnitude(params[f"gamma{p}"] * scale)
+            centred = magnitude(z[p] - z[p].mean(dim=-2, keepdim=True))
+            dc = dn * product
+            gp = dc + sign * dc.mean(dim=-2, keepdim=True)
+            if variance == "ordinary":
+                gp = gp + sign * centred * (scale * scale) * (dc * centred).mean(dim=-2, keepdim=True)
+            g[p] = gp
+        return g
+
+    def backward_roundings(
+        self, batch: int, variance: Variance = "detached", output: int = 0
+    ) -> dict[int, int]:
+        """For every layer p >= 1, k_p: the roundings on any chain of ``sensitivities`` (or of
+        autograd's reverse pass, whichever order of evaluation is longer) from the output to g_p,
+        so that each computes g_p within gamma_{k_p} times the ``absolute`` sensitivities of the
+        exact recursion on the same forward values; ``output`` counts the roundings in beta itself.
+
+        Per layer: d_{p'} for the product g_{p'} W^{p'p} (d_{p'} terms), one per further layer fed
+        by p, one for a slope other than 0 and 1; for batch normalization (A detached) the product
+        with gamma A (1), the batch mean (B - 1 sums, the division, the constant 1/B: B + 1) and
+        the difference (1): B + 3; with A differentiated the longer branch through A: the mean of
+        the products dn gamma A (z - b) (B + 2), the constant gamma A^3 / B or A^2 formed from the
+        forward's gamma A (4), the product with (z - b) (1) and the sum of both branches (1), plus
+        the rounding of gamma A itself (1): B + 9."""
+        extra = {"detached": batch + 3, "ordinary": batch + 9}[variance]
+        k = {self.output: output}
+        for p in range(self.output - 1, 0, -1):
+            fed = self.successors[p]
+            longest = max(
+                (k[s] + (0 if (s, p) in self.identity_skips else self.widths[s]) for s in fed), default=0
+            )
+            k[p] = (
+                longest
+                + max(len(fed) - 1, 0)
+                + (self.slope not in (0.0, 1.0))
+                + (extra if p in self.normalized else 0)
+            )
+        return k
 
 
 def squared_loss(prediction: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -141,9 +230,13 @@ def regularized_batch_risk(
 ) -> torch.Tensor:
     """L^lambda_{S~}(f~_W) = (1/|S~|) sum_{i in S~} l(f_W(x_i; X~), y_i) + lambda ||W||_2^2 (Eq. (2)
     on the batch S~, X~ its inputs); ||W||_2^2 is the squared l2 norm of all trainable matrix entries,
-    so its gradient in W^{pq} is 2 lambda W^{pq} as in Eqs. (6) and (17)."""
+    so its gradient in W^{pq} is 2 lambda W^{pq} as in Eqs. (6) and (17).
+
+    With leading dimensions (several batches, each with its own copy of the matrices, as in
+    ``LayeredNetwork.layers``) the sum of the batches' risks, so that one reverse pass gives every
+    batch's gradient in its own copy."""
     squares = sum((params[matrix_key(p, q)] ** 2).sum() for p, q in network.trainable)
-    return loss(network(params, x, variance), y).mean() + weight_decay * squares
+    return loss(network(params, x, variance), y).mean(dim=-1).sum() + weight_decay * squares
 
 
 def best_low_rank_approximation(matrix: torch.Tensor, rank: int) -> torch.Tensor:

@@ -128,7 +128,11 @@ def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **de
 def check_property(holds: bool, description: str, **details: Any) -> None:
     """A property a construction must have (error 0 when it holds, 1 when it does not); ``holds`` is
     a truth value (a NaN or infinite one is ``NonFiniteEvidence``, never true)."""
-    _finite("holds", _floats(holds), "check_property")
+    try:
+        values = _floats(holds)
+    except (TypeError, ValueError):  # a truth value without a float form, such as sympy's true
+        values = []
+    _finite("holds", values, "check_property")
     holds = bool(holds)
     record_case(0.0 if holds else 1.0, 0.0, property=description, error_scale="absolute", **details)
     if not holds:

@@ -49,22 +49,31 @@ def dag_networks(
 
 
 @st.composite
-def mlp_networks(draw, max_inputs: int = 3, max_depth: int = 3, max_width: int = 4, slope: float | None = None):
-    """Fully-connected networks with ``W1 .. WL+1``, hidden activation drawn unless given."""
-    widths = [draw(st.integers(1, max_inputs))]
-    widths += draw(st.lists(st.integers(1, max_width), min_size=1, max_size=max_depth)) + [1]
+def mlp_networks(
+    draw,
+    max_inputs: int = 3,
+    max_depth: int = 3,
+    max_width: int = 4,
+    slope: float | None = None,
+    min_width: int = 1,
+):
+    """Fully-connected networks with ``W1 .. WL+1``, hidden activation drawn unless given; input and
+    hidden widths at least ``min_width``."""
+    widths = [draw(st.integers(min_width, max(min_width, max_inputs)))]
+    widths += draw(st.lists(st.integers(min_width, max_width), min_size=1, max_size=max_depth)) + [1]
     return mlp(widths, draw(ACTIVATION_SLOPES) if slope is None else slope)
 
 
 @st.composite
-def resnet_networks(draw, max_inputs: int = 3, max_blocks: int = 2, max_width: int = 3):
-    """Sequences of the residual blocks of LJ22 Definition 5, then a linear layer ``Fin``."""
-    n_inputs = width = draw(st.integers(1, max_inputs))
+def resnet_networks(draw, max_inputs: int = 3, max_blocks: int = 2, max_width: int = 3, min_width: int = 1):
+    """Sequences of the residual blocks of LJ22 Definition 5, then a linear layer ``Fin``; every
+    width (the input's included) at least ``min_width``."""
+    n_inputs = width = draw(st.integers(min_width, max(min_width, max_inputs)))
     blocks = []
     for _ in range(draw(st.integers(1, max_blocks))):
         kind = draw(st.sampled_from(["identity", "diagonal", "free"]))
-        out = draw(st.integers(1, max_width)) if kind == "free" else width
-        blocks.append((kind, draw(st.integers(1, max_width)), out))
+        out = draw(st.integers(min_width, max_width)) if kind == "free" else width
+        blocks.append((kind, draw(st.integers(min_width, max_width)), out))
         width = out
     return resnet(n_inputs, blocks)
 
@@ -116,22 +125,42 @@ def weight_vectors(
     return values if exact else torch.tensor(values, dtype=torch.float64)
 
 
-def _without_underflow(value: float) -> float:
-    return 0.0 if abs(value) < 1e-250 else value
-
-
-def signed_floats(bound: float) -> st.SearchStrategy[float]:
-    """Floats in [-bound, bound] whose magnitudes below 1e-250 become 0: the gamma_k rounding model
-    behind the tolerances assumes that no product underflows, and none does in these shallow networks."""
-    return st.floats(-bound, bound).map(_without_underflow)
+MIN_MAGNITUDE = 1e-3
+"""Smallest nonzero magnitude that ``signed_floats`` draws: products of a few dozen such factors stay
+far above the float64 underflow threshold (1e-308), so the gamma_k rounding model behind the
+tolerances (no product underflows) holds, and a nonzero gradient is not lost in subnormals."""
 
 
 @st.composite
-def input_batches(draw, n_inputs: int, min_size: int = 1, max_size: int = 8, exact: bool = False):
+def signed_floats(draw, bound: float, min_magnitude: float = MIN_MAGNITUDE, zeros: bool = True) -> float:
+    """Exactly 0 (one draw in eight, when ``zeros``; shrinks there) or a sign times a magnitude in
+    [min_magnitude, bound]: values of either sign and exact zeros (sign patterns with zeros,
+    dead units) without magnitudes so small that products over paths underflow."""
+    if not 0 < min_magnitude <= bound:
+        raise ValueError(f"signed_floats needs 0 < min_magnitude <= bound, not {min_magnitude}, {bound}")
+    if zeros and draw(st.integers(0, 7)) == 0:
+        return 0.0
+    magnitude = draw(st.floats(min_magnitude, bound))
+    return -magnitude if draw(st.booleans()) else magnitude
+
+
+@st.composite
+def input_batches(
+    draw, n_inputs: int, min_size: int = 1, max_size: int = 8, exact: bool = False, nonzero_rows: bool = False
+):
     """Inputs in the unit l1 ball (so ||x||_2 <= 1): a (batch, n_inputs) float64 tensor, or a
-    list of Fraction rows if ``exact``."""
+    list of Fraction rows if ``exact``. Coordinates are 0 or +-[1e-3, 1] (``signed_floats``) before the
+    rows are scaled into the ball. With ``nonzero_rows`` an all-zero row (x = 0, where a bias-free
+    network and all its gradients vanish) gets one nonzero coordinate."""
     coordinate = st.fractions(-1, 1, max_denominator=16) if exact else signed_floats(1.0)
     rows = draw(st.lists(st.lists(coordinate, min_size=n_inputs, max_size=n_inputs), min_size=min_size, max_size=max_size))
+    if nonzero_rows:
+        nonzero = (
+            st.fractions(-1, 1, max_denominator=16).filter(bool) if exact else signed_floats(1.0, zeros=False)
+        )
+        for row in rows:
+            if not any(row):
+                row[draw(st.integers(0, n_inputs - 1))] = draw(nonzero)
     rows = [[c / max(1, sum(map(abs, row))) for c in row] for row in rows]
     return rows if exact else torch.tensor(rows, dtype=torch.float64)
 
