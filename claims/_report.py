@@ -198,7 +198,7 @@ def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None 
     if suite.unselected_evidence and tests:
         why.append(f"{suite.unselected_evidence} evidence test(s) of this claim were not selected in this run.")
 
-    corrections = [t.evidence["correction"] for t in finished if t.evidence.get("correction")]
+    corrections = list(dict.fromkeys(t.evidence["correction"] for t in finished if t.evidence.get("correction")))
     worst = nearest_to_violating([t.evidence["holding"] for t in checks if t.evidence.get("holding")])
     counterexample = nearest_to_acceptance(
         [t.evidence["counterexample"] for t in checks if t.evidence.get("counterexample")]
@@ -229,6 +229,9 @@ def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None 
         "margin": _finite(margin(max_error, tolerance)) if worst else None,
         "negative_control": control,
         "counterexample": counterexample,
+        "counterexamples": [
+            {"nodeid": t.nodeid, **t.evidence["counterexample"]} for t in checks if t.evidence.get("counterexample")
+        ],
         "violations": [
             {"nodeid": t.nodeid, "violation": t.evidence.get("violation"), "falsifying_example": t.evidence.get("falsifying_example")}
             for t in failed
@@ -351,12 +354,11 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines += ["", f"Refuting test `{failure['nodeid']}`: {failure['violation']}"]
             if failure["falsifying_example"]:
                 lines += ["", "```", failure["falsifying_example"], "```"]
-        if c["counterexample"]:
-            ce = c["counterexample"]
+        for ce in c["counterexamples"]:
             lines += [
                 "",
-                f"The printed statement fails: error {_error(ce['error'], ce['details'].get('error_scale'))} > "
-                f"tolerance {_number(ce['tolerance'])} "
+                f"The printed statement fails in `{ce['nodeid']}` (the case nearest to acceptance): error "
+                f"{_error(ce['error'], ce['details'].get('error_scale'))} > tolerance {_number(ce['tolerance'])} "
                 f"({', '.join(f'{k}={v}' for k, v in ce['details'].items() if k != 'error_scale')}).",
             ]
         if c["correction"]:

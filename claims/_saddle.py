@@ -12,7 +12,9 @@ of x prod w, so its float64 error is at most gamma_k times the same sum of |term
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from math import prod
 
 import torch
@@ -113,3 +115,64 @@ def nonnegative_top_singular_pair(
 
 def parameter_count(shapes: Shapes) -> int:
     return sum(prod(shape) for shape in shapes)
+
+
+# ---------------------------------------------------------------- Proposition 3.4 / A.4
+
+NETWORK_LAYERS = "network layers l = 1..L"
+"""Prop. 3.4 / A.4 as printed: 'at least (1-p)L layers' of the depth-L network, whose l-th layer has the
+activation Z^s_l and the weight W_l, l = 1..L (Section 2); Z^s_L = relu(Z_L) by the same recursion.
+Theorem 3.1's proof applies A.4 this way ('layers 0 < l_0 < .. < l_n <= L', 'of the L total layers')."""
+
+INPUT_AS_LAYER_0 = "X as layer 0: l = 0..L-1"
+"""The reading the proof of Prop. A.4 proves: its product prod_{l=0}^{L-1} ||Z^s_l||_F^2 / ||Z^s_l||_op^2
+counts Z^s_0 = X and not Z^s_L."""
+
+
+HIDDEN_LAYERS = "hidden layers l = 1..L-1"
+"""The network's hidden activations only (the layers a ReLU acts on in the network's output): L - 1 of
+them, so 'at least (1-p)L layers' cannot be met when p < 1/L."""
+
+
+def p34_layers(depth: int, reading: str) -> range:
+    """The layers l whose Z^s_l Prop. 3.4 / A.4 counts, under ``reading``: L of them, or L - 1 hidden."""
+    if reading == NETWORK_LAYERS:
+        return range(1, depth + 1)
+    if reading == HIDDEN_LAYERS:
+        return range(1, depth)
+    if reading == INPUT_AS_LAYER_0:
+        return range(0, depth)
+    raise ValueError(f"unknown reading of Prop. 3.4's layers: {reading!r}")
+
+
+def activation_ratio(z: torch.Tensor) -> float:
+    """sum_{i>=2} s_i^2 / sum_i s_i^2 of Z^s_l as a float; 0 for Z^s_l = 0, where the statement's
+    cross-multiplied form sum_{i>=2} s_i^2 <= b sum_i s_i^2 holds as 0 <= 0 (with s_0 > 0 only
+    Z^s_L = relu(Z_L) can vanish). ``singular_value_ratio`` keeps NaN for 0."""
+    if not bool(z.any()):
+        return 0.0
+    return float(singular_value_ratio(z))
+
+
+def p34_bound(
+    x: torch.Tensor, g: torch.Tensor, s0: float, p: float | Fraction, depth: int, factor: float = 2
+) -> float:
+    """The right-hand side of Prop. 3.4 / A.4 (Eq. (3)): factor log(||X||_F ||G||_F / s_0) / (p L),
+    with the printed factor 2 by default."""
+    gain = float(torch.linalg.matrix_norm(x)) * float(torch.linalg.matrix_norm(g)) / s0
+    return factor * math.log(gain) / (float(p) * depth)
+
+
+def p34_required(p: float | Fraction, depth: int) -> int:
+    """How many layers 'at least (1-p) L layers' asks for: the least integer >= (1-p) L, computed
+    exactly (a float p is taken at its exact binary value)."""
+    return math.ceil((1 - Fraction(p)) * depth)
+
+
+def p34_mth_smallest(ratios: Sequence[float], p: float | Fraction, depth: int) -> float:
+    """At least (1-p) L of ``ratios`` are <= b exactly when their ceil((1-p) L)-th smallest is <= b:
+    the left-hand side the statement's inequality is checked on."""
+    required = p34_required(p, depth)
+    if not 1 <= required <= len(ratios):
+        raise ValueError(f"{required} layers required of {len(ratios)}")
+    return sorted(ratios)[required - 1]

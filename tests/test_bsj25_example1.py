@@ -99,14 +99,15 @@ def exact_rank_one_speed(phi):
     return sp.Max(*(sp.simplify(exact_speed(rank_one_weights(phi, sign))) for sign in (1, -1)))
 
 
-def eq6_inner(xi):
-    """The expression inside |.| of Eq. (6)."""
-    return sp.cos(xi + PI / 4) - sp.cos(xi) + sp.cos(xi - PI / 4) - sp.cos(xi - PI / 2)
+def eq6_inner(xi, last_sign=-1):
+    """The expression inside |.| of Eq. (6); ``last_sign`` is the printed -1 of its last term (a
+    negative control flips it)."""
+    return sp.cos(xi + PI / 4) - sp.cos(xi) + sp.cos(xi - PI / 4) + last_sign * sp.cos(xi - PI / 2)
 
 
-def eq6(phi):
+def eq6(phi, last_sign=-1):
     """Eq. (6) as printed: s = |...| at xi = phi mod (pi/4)."""
-    return sp.Abs(eq6_inner(sp.Mod(phi, PI / 4)))
+    return sp.Abs(eq6_inner(sp.Mod(phi, PI / 4), last_sign))
 
 
 def eq6_high_precision(phi: float) -> float:
@@ -340,7 +341,7 @@ def test_rank_one_layers_reach_s1_with_a_two_sided_function():
     two_sided = (w2 * (w1 * sp.Matrix([x1, 0])).applyfunc(exact_relu)).applyfunc(exact_relu)[0]
     at_e1, at_minus_e1 = two_sided.subs(x1, 1), two_sided.subs(x1, -1)
     values = [str(at_e1), str(at_minus_e1)]
-    check_property(at_e1 * at_minus_e1 > 0, "f(e1) f(-e1) > 0: not u sigma(v^T x)", f=values)
+    check_property(bool(at_e1 * at_minus_e1 > 0), "f(e1) f(-e1) > 0: not u sigma(v^T x)", f=values)
     check_property(is_zero(exact_speed(weights) - S1), "its speed is sqrt(2) - 1")
     record_note(
         "Finding (harmless): rank-one layers also compute p sigma(b^T x) + q sigma(-b^T x), e.g. |x_1|/2, "
@@ -457,8 +458,7 @@ def test_perturbed_statements_are_rejected():
     )
     phi = PI / 12
     network = exact_rank_one_speed(phi)
-    xi = sp.Mod(phi, PI / 4)
-    wrong_eq6 = sp.Abs(sp.cos(xi + PI / 4) - sp.cos(xi) + sp.cos(xi - PI / 4) + sp.cos(xi - PI / 2))
+    wrong_eq6 = eq6(phi, last_sign=+1)
     check_rejected(
         float64(network), float64(wrong_eq6), gamma(64), perturbed="Eq. (6) sign",
         symbolic_difference_is_zero=is_zero(network - wrong_eq6),

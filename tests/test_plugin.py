@@ -318,7 +318,7 @@ def test_declared_verdicts_need_a_rejected_control(pytester, ci):
     assert (l10["max_error"], l10["min_slack"]) == (0.0, 0.5 / 3.5)
     assert l10["counterexample"]["error"] == 0.5
     assert l10["counterexample"]["details"]["statement"] == "printed, constant 1"
-    assert "The printed statement fails: error 0.5 abs > tolerance 1e-15" in (
+    assert "The printed statement fails in `test_verdicts.py::test_corrected` (the case nearest to acceptance): error 0.5 abs > tolerance 1e-15" in (
         pytester.path / "reports" / "claims.md"
     ).read_text()
     r1 = entry(report, "LJ22.R1")
