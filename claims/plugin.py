@@ -7,7 +7,8 @@ Where tests run (the process, or each xdist worker) the plugin marks claim tests
 evidence on ``report.user_properties`` as JSON strings (they reach the controller through pytest's
 report serialization, and JUnit XML as readable properties), and notes what was collected and
 selected (``claims._selection``). The controller aggregates and writes the report: a full run to
-``reports/``, a partial one to ``reports/partial/`` so that it never replaces the last full report.
+``reports/``; a partial or incomplete one to ``reports/partial/``, so that it never replaces the last
+full report.
 """
 
 from __future__ import annotations
@@ -366,15 +367,18 @@ class ClaimsReporter:
         roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
         suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)
         self.report = build_report(self._run(manifest, reasons, exitstatus), self.tests, suites)
-        self.directory = _report_directory(self.config) / (PARTIAL if reasons else "")
+        # Only a full, complete run replaces the full report: an interrupted run of the whole suite
+        # would otherwise overwrite the last good report with not-run entries.
+        full = not reasons and self.report["run"]["complete"]
+        self.directory = _report_directory(self.config) / ("" if full else PARTIAL)
         write_report(self.report, self.directory)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.report is None:
             return
         where = f"report in {self.directory}"
-        if self.report["run"]["selection"] == "partial":
-            where += f" (partial run; the full report in {self.directory.parent} is unchanged)"
+        if self.directory.name == PARTIAL:
+            where += f" (not a full, complete run: the full report in {self.directory.parent} is unchanged)"
         terminalreporter.write_line(f"{summary_line(self.report)}; {where}")
 
 
