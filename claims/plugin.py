@@ -107,9 +107,10 @@ def _limit_threads() -> None:
     """One torch (OpenMP / MKL) thread per xdist worker: workers already fill the cores, and more
     threads than cores slow every worker down."""
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(variable, "1")
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+        os.environ.setdefault(variable, "1")  # read by torch when it is first imported
+    threads = os.environ["OMP_NUM_THREADS"]
+    if "torch" in sys.modules and threads.isdigit() and int(threads) > 0:
+        sys.modules["torch"].set_num_threads(int(threads))
 
 
 @pytest.hookimpl(tryfirst=True)
