@@ -46,6 +46,7 @@ _EXPORTS = {
         "check_inequality",
         "check_inequality_rejected",
         "check_property",
+        "check_property_rejected",
         "check_rejected",
     ),
 }

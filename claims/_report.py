@@ -39,7 +39,7 @@ CONTROL_STATES = {
     "accepted": "a control's case was accepted: the check is not shown able to fail",
     "error": "a control ended in an error",
     "did not finish": "a control did not finish (interrupted, crashed or skipped)",
-    "no cases": "a control finished without recording a non-degenerate case",
+    "no cases": "a control finished without a case that the check rejected",
     "control not run in this selection": "the claim has a control, but this run did not select it",
     "partly run in this selection": "some of the claim's controls were not selected in this run",
     "absent": "the suite has no negative control for this claim",
@@ -59,7 +59,11 @@ class TestRecord:
     duration: float = 0.0
 
     def update(self, when: str, outcome: str, evidence: dict[str, Any] | None, duration: float, message: str = "") -> None:
+        """Fold in one phase's report. A failure or an error is never undone by a later report (a rerun,
+        another worker running the same test): what once contradicted the claim stays in the record."""
         self.duration += duration
+        if self.outcome in ("failed", "error"):
+            return
         if when == "call":
             self.evidence = evidence or {}
             if outcome == "passed":
@@ -72,7 +76,7 @@ class TestRecord:
                     self.outcome = "error"
                     self.reason = f"finding {finding!r} failed: {message}" if finding else message or "failed"
             else:
-                self.outcome, self.reason = NOT_RUN, f"skipped: {message}"
+                self.outcome, self.reason = NOT_RUN, f"{outcome}: {message}"
         elif when in ("setup", "teardown") and outcome == "failed":
             self.outcome, self.reason = "error", f"{when} failed: {message}"
         elif when == "setup" and outcome == "skipped":
@@ -121,7 +125,7 @@ def control_status(controls: list[TestRecord], suite: ClaimSuite) -> str:
         return "error"
     if NOT_RUN in outcomes:
         return "did not finish"
-    if any(t.cases == 0 for t in controls):
+    if any(t.cases == 0 or not t.evidence.get("counterexample") for t in controls):
         return "no cases"
     if suite.unselected_controls:
         return "partly run in this selection"
@@ -185,18 +189,31 @@ def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None 
     else:
         verdict = next(v for v in _PRECEDENCE if v in declared | {"verified"})
     cases = sum(t.cases for t in checks)
+    if verdict in ("refuted", "verified-with-correction") and verdict in declared:
+        unshown = [t.nodeid for t in finished if t.evidence.get("verdict") and not t.evidence.get("counterexample")]
+        if unshown:
+            why.append(f"{', '.join(unshown)} declared a verdict without recording a counterexample to the printed statement.")
     if verdict in ("verified", "verified-with-correction"):
         if control != "rejected":
             why.append(f"Checks passed, but the negative control: {control} ({CONTROL_STATES[control]}).")
         unfinished = [t for t in checks if t.outcome == NOT_RUN]
         if unfinished:
             why.append(f"{len(unfinished)} of {len(checks)} selected evidence tests did not finish.")
-        if cases == 0:
-            why.append("No non-degenerate case was checked.")
-        if why:
-            verdict = "inconclusive"
-    if suite.unselected_evidence and tests:
-        why.append(f"{suite.unselected_evidence} evidence test(s) of this claim were not selected in this run.")
+        empty = [t.nodeid for t in finished if t.cases == 0]
+        if empty:
+            why.append(f"{', '.join(empty)} passed without a non-degenerate case.")
+        if not any(t.evidence.get("holding") for t in finished):
+            why.append("No case where the statement holds was checked.")
+        if verdict == "verified" and any(t.evidence.get("counterexample") for t in finished):
+            why.append("A test recorded a counterexample to the printed statement but declared no verdict.")
+        if suite.unselected_evidence:
+            why.append(
+                f"{suite.unselected_evidence} evidence test(s) of this claim were not selected in this run, "
+                "and they may show what the selected ones do not (a correction, a counterexample)."
+            )
+    refuted_by_a_check = any(t.outcome == "failed" for t in checks)
+    if why and verdict in ("verified", "verified-with-correction", "refuted") and not refuted_by_a_check:
+        verdict = "inconclusive"
 
     corrections = list(dict.fromkeys(t.evidence["correction"] for t in finished if t.evidence.get("correction")))
     worst = nearest_to_violating([t.evidence["holding"] for t in checks if t.evidence.get("holding")])
@@ -290,7 +307,10 @@ def _replay(run: dict[str, Any]) -> str:
         return (
             f"derandomized: the same code and versions draw the same examples; replay with `{run['replay']}`"
         )
-    return f"seed {run['hypothesis_seed']}: replay with `{run['replay']}`"
+    return (
+        f"seed {run['hypothesis_seed']}: replay with `{run['replay']}` (Hypothesis first replays any failing "
+        "example saved in this machine's .hypothesis/ database)"
+    )
 
 
 def _cell(text: Any) -> str:

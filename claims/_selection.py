@@ -31,9 +31,11 @@ class Manifest:
 
     collected: dict[str, dict[str, Any]] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)
+    collected_tests: int = 0
     selected_tests: int = 0
     deselected: int = 0
     collection_errors: int = 0
+    collected_ok: bool = False
 
     def write(self, directory: Path, name: str) -> None:
         path = directory / f"{name}.json"
@@ -43,21 +45,29 @@ class Manifest:
 
     @classmethod
     def read_all(cls, directory: Path) -> list[Manifest]:
-        return [cls(**json.loads(path.read_text())) for path in sorted(directory.glob("*.json"))]
+        """Every worker's manifest; one that cannot be read counts as a collection that did not finish."""
+        manifests = []
+        for path in sorted(directory.glob("*.json")):
+            try:
+                manifests.append(cls(**json.loads(path.read_text())))
+            except (OSError, ValueError, TypeError):
+                manifests.append(cls())
+        return manifests
 
     @classmethod
     def merged(cls, manifests: list[Manifest]) -> Manifest | None:
         """Workers collect the same items; a restarted worker collects again. Union of all views."""
         if not manifests:
             return None
-        merged = cls()
+        merged = cls(collected_ok=all(m.collected_ok for m in manifests))
         for m in manifests:
             merged.collected.update(m.collected)
             merged.selected = sorted(set(merged.selected) | set(m.selected))
             merged.selected_tests = max(merged.selected_tests, m.selected_tests)
+            merged.collected_tests = max(merged.collected_tests, m.collected_tests)
             merged.deselected = max(merged.deselected, m.deselected)
             merged.collection_errors = max(merged.collection_errors, m.collection_errors)
-        return merged
+        return merged if merged.collected_ok else None
 
 
 def suite_roots(rootpath: Path, testpaths: list[str]) -> list[Path]:

@@ -35,6 +35,7 @@ __all__ = [
     "check_inequality",
     "check_inequality_rejected",
     "check_property",
+    "check_property_rejected",
     "check_rejected",
 ]
 
@@ -106,8 +107,9 @@ def check_close(
     relative bound; without it both are absolute. The report shows which."""
     tolerance = _tolerance(tolerance, "check_close")
     error, degenerate, kind = _difference(observed, expected, _scale(scale, "check_close"), "check_close")
-    record_case(error, tolerance, degenerate=degenerate, error_scale=kind, **details)
-    if not error <= tolerance:
+    holds = error <= tolerance
+    record_case(error, tolerance, violates=not holds, degenerate=degenerate and holds, error_scale=kind, **details)
+    if not holds:
         raise ClaimViolation(f"{kind} error {error:.3g} exceeds tolerance {tolerance:.3g}; {details}")
     return error
 
@@ -120,23 +122,51 @@ def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **de
     pairs = [(Fraction(a), Fraction(b)) for a, b in zip(observed, expected, strict=True)]
     error = max((abs(a - b) for a, b in pairs), default=Fraction(0))
     degenerate = all(a == 0 and b == 0 for a, b in pairs)
-    record_case(float(error), 0.0, degenerate=degenerate, exact_error=error, error_scale="absolute", **details)
+    record_case(
+        float(error), 0.0, violates=error != 0, degenerate=degenerate, exact_error=error, error_scale="absolute", **details
+    )
     if error != 0:
         raise ClaimViolation(f"exact error {error} != 0; {details}")
 
 
+def _truth_value(holds: Any) -> bool:
+    """``holds`` as a bool: a bool, numpy or sympy boolean, or a one-entry boolean tensor or array.
+    Anything else (a list, a generator from a forgotten ``all()``, a string, a float) is a usage error,
+    since its truth would not say whether the property holds; a NaN or infinity is NonFiniteEvidence."""
+    if isinstance(holds, bool):
+        return holds
+    module = type(holds).__module__.split(".")[0]
+    if module == "sympy" and type(holds).__name__ in ("BooleanTrue", "BooleanFalse"):
+        return bool(holds)
+    if module in ("numpy", "torch"):
+        count = holds.numel() if module == "torch" else getattr(holds, "size", 1)
+        if count != 1:
+            raise TypeError(f"check_property: holds must be one truth value, not {holds!r}")
+        value = holds.item()
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, float):
+            _finite("holds", [value], "check_property")
+    raise TypeError(f"check_property: holds must be a truth value (bool), not {type(holds).__name__}: {holds!r}")
+
+
 def check_property(holds: bool, description: str, **details: Any) -> None:
     """A property a construction must have (error 0 when it holds, 1 when it does not); ``holds`` is
-    a truth value (a NaN or infinite one is ``NonFiniteEvidence``, never true)."""
-    try:
-        values = _floats(holds)
-    except (TypeError, ValueError):  # a truth value without a float form, such as sympy's true
-        values = []
-    _finite("holds", values, "check_property")
-    holds = bool(holds)
-    record_case(0.0 if holds else 1.0, 0.0, property=description, error_scale="absolute", **details)
+    a truth value: a bool, a numpy or sympy boolean, or a one-entry boolean tensor or array (anything
+    else is a ``TypeError``; a NaN or infinity is ``NonFiniteEvidence``, never true)."""
+    holds = _truth_value(holds)
+    record_case(0.0 if holds else 1.0, 0.0, violates=not holds, property=description, error_scale="absolute", **details)
     if not holds:
         raise ClaimViolation(f"property fails: {description}; {details}")
+
+
+def check_property_rejected(holds: bool, description: str, **details: Any) -> None:
+    """Negative control, or a counterexample to a printed statement, for a property: the property
+    ``description`` must fail on this case (``holds`` false), as ``check_property`` would find."""
+    holds = _truth_value(holds)
+    record_case(0.0 if holds else 1.0, 0.0, violates=True, property=description, error_scale="absolute", **details)
+    if holds:
+        raise ClaimViolation(f"negative control accepted: the property holds: {description}; {details}")
 
 
 def check_rejected(
@@ -181,9 +211,11 @@ def check_inequality(
     if currently_in_example() and not degenerate:
         target(-relative, label=unique_target_label(label))
     error = max(0.0, lhs - rhs)
+    holds = error <= tolerance
     record_case(
         error,
         tolerance,
+        violates=not holds,
         degenerate=degenerate,
         lhs=lhs,
         rhs=rhs,
@@ -192,7 +224,7 @@ def check_inequality(
         error_scale="absolute",
         **details,
     )
-    if not error <= tolerance:
+    if not holds:
         raise ClaimViolation(f"{lhs!r} <= {rhs!r} fails by {lhs - rhs:.3g} (tolerance {tolerance:.3g}); {details}")
     return slack
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from hypothesis.errors import Flaky
 
 from claims import _profiles
 from claims._evidence import ClaimViolation, collecting
@@ -33,6 +34,7 @@ from claims._registry import CLAIMS, unknown_claim_message
 from claims._report import TestRecord, build_report, dumps, loads, summary_line, write_report
 from claims._selection import (
     CONTROL,
+    ClaimSuite,
     EVIDENCE as EVIDENCE_ROLE,
     Manifest,
     claim_suites,
@@ -123,7 +125,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "claim(id, negative_control=False): the test evidences claim `id` of the registry; "
         "negative_control=True marks a check that must reject a case violating a hypothesis.",
     )
-    report = not config.getoption("no_claims_report") and not config.option.collectonly
+    runs_nothing = any(getattr(config.option, mode, False) for mode in ("collectonly", "setuponly", "setupplan", "showfixtures"))
+    report = not config.getoption("no_claims_report") and not runs_nothing
     worker = hasattr(config, "workerinput")
     if report and not worker:
         _check_directory(_report_directory(config), "--claims-report-dir")
@@ -140,7 +143,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if directory:
             config.pluginmanager.register(SelectionTracker(config, Path(directory)), "claims-selection")
         return
-    if config.option.hypothesis_seed is None and not settings.get_profile(profile).derandomize:
+    if getattr(config.option, "hypothesis_seed", None) is None and not settings.get_profile(profile).derandomize:
         config.option.hypothesis_seed = random.SystemRandom().getrandbits(32)
     if report:
         tracker = SelectionTracker(config, None)
@@ -151,7 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:
     """xdist: every worker uses the controller's seed and writes its selection manifest."""
-    node.workerinput[SEED] = node.config.option.hypothesis_seed
+    node.workerinput[SEED] = getattr(node.config.option, "hypothesis_seed", None)
     reporter = node.config.pluginmanager.get_plugin("claims-reporter")
     if reporter is not None:
         node.workerinput[MANIFESTS] = str(reporter.manifests)
@@ -162,7 +165,7 @@ def claim_meta(item: pytest.Item) -> dict | None:
     markers = list(item.iter_markers("claim"))
     if not markers:
         return None
-    ids = [marker.args[0] if marker.args else "" for marker in markers]
+    ids = list(dict.fromkeys(marker.args[0] if marker.args else "" for marker in markers))
     control = any(marker.kwargs.get("negative_control", False) for marker in markers)
     return {"ids": ids, "role": CONTROL if control else EVIDENCE_ROLE}
 
@@ -187,9 +190,13 @@ def pytest_make_collect_report(collector: pytest.Collector):
 
 
 def _is_violation(exc: BaseException) -> bool:
+    """A refutation: a ClaimViolation, or a group of them only. A group mixing in any other error is
+    an error, and a failure Hypothesis could not reproduce (Flaky) is not evidence either way."""
+    if isinstance(exc, Flaky):
+        return False
     if isinstance(exc, ClaimViolation):
         return True
-    return isinstance(exc, BaseExceptionGroup) and any(map(_is_violation, exc.exceptions))
+    return isinstance(exc, BaseExceptionGroup) and all(map(_is_violation, exc.exceptions))
 
 
 def _notes(exc: BaseException) -> list[str]:
@@ -234,23 +241,29 @@ class SelectionTracker:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]):
-        before = len(items)
         self.manifest.collected = {item.nodeid: meta for item in items if (meta := claim_meta(item))}
+        self.manifest.collected_tests = len(items)
         result = yield
-        self.manifest.deselected = before - len(items)
-        self.manifest.selected_tests = len(items)
-        self.manifest.selected = [item.nodeid for item in items if item.nodeid in self.manifest.collected]
+        self.manifest.collected_ok = True  # collection ran to its end (not aborted by a usage error)
         return result
 
-    @pytest.hookimpl(tryfirst=True)
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """-k, -m, --deselect, --lf, --sw: every plugin that drops tests reports them here."""
+        self.manifest.deselected += len(items)
+
+    @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.collection_finished = True
+        """The final selection, after every plugin's modifications (--lf's run after ours)."""
+        self.manifest.selected_tests = len(session.items)
+        self.manifest.selected = [item.nodeid for item in session.items if item.nodeid in self.manifest.collected]
+        self.manifest.deselected = max(self.manifest.deselected, self.manifest.collected_tests - len(session.items))
+        self.collection_finished = self.manifest.collected_ok
         if self.directory is not None:
             self.manifest.write(self.directory, os.environ.get("PYTEST_XDIST_WORKER", "worker"))
 
 
 def _property(report: pytest.TestReport, name: str):
-    value = next((value for key, value in report.user_properties if key == name), None)
+    value = next((value for key, value in reversed(report.user_properties) if key == name), None)
     return loads(value) if isinstance(value, str) else value
 
 
@@ -274,9 +287,10 @@ class ClaimsReporter:
         self.manifests = Path(tempfile.mkdtemp(prefix="claims-manifests-"))
         self.profile = profile
         self.started = _now()
+        self.git = _git(config.rootpath)  # the code as it was when the run started
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "teardown" or (report.when == "setup" and report.outcome != "passed"):
+        if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
             self.finished.add(report.nodeid)
         meta = _property(report, META)
         if meta is None:
@@ -297,7 +311,7 @@ class ClaimsReporter:
             return Manifest.merged(Manifest.read_all(self.manifests))
         return self.tracker.manifest if self.tracker.collection_finished else None
 
-    def _selection(self, manifest: Manifest | None) -> list[str]:
+    def _selection(self, manifest: Manifest | None, suites: dict[str, ClaimSuite]) -> list[str]:
         """Why this run is not the full suite; empty when it is."""
         config = self.config
         reasons = []
@@ -318,7 +332,11 @@ class ClaimsReporter:
         for option, flag in (("ignore", "--ignore"), ("ignore_glob", "--ignore-glob")):
             if getattr(config.option, option, None):
                 reasons.append(f"{flag} {getattr(config.option, option)}")
-        if getattr(config.option, "lf", False) and config.cache is not None and config.cache.get("cache/lastfailed", {}):
+        unselected = sorted(i for i, suite in suites.items() if suite.unselected_evidence or suite.unselected_controls)
+        if unselected:  # also files never collected: a module-level skip, collect_ignore, --lf's skipped files
+            reasons.append(f"claim tests of the suite not selected, for {', '.join(unselected)}")
+        cache = getattr(config, "cache", None)
+        if getattr(config.option, "lf", False) and cache is not None and cache.get("cache/lastfailed", {}):
             reasons.append("--lf runs only the last failures")
         if getattr(config.option, "stepwise", False):
             reasons.append("--stepwise skips what passed before")
@@ -326,7 +344,9 @@ class ClaimsReporter:
 
     def _run(self, manifest: Manifest | None, reasons: list[str], exitstatus: int) -> dict:
         config = self.config
-        seed = _as_seed(config.option.hypothesis_seed)
+        # under a derandomized profile Hypothesis ignores any seed: the examples follow from the code
+        derandomized = settings.get_profile(self.profile).derandomize
+        seed = None if derandomized else _as_seed(getattr(config.option, "hypothesis_seed", None))
         args = list(config.invocation_params.args)
         selected_claims = sorted({i for record in self.tests.values() for i in record.claim_ids} | {
             i for nodeid in (manifest.selected if manifest else []) for i in manifest.collected[nodeid]["ids"]
@@ -335,7 +355,7 @@ class ClaimsReporter:
         complete = (
             expected is not None
             and len(self.finished) >= expected
-            and exitstatus not in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+            and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
         )
         return {
             "started": self.started,
@@ -352,8 +372,9 @@ class ClaimsReporter:
             "workers": getattr(config.option, "numprocesses", None) or 0,
             "python": sys.version.split()[0],
             "versions": {name: _version(name) for name in VERSIONED},
-            "git": _git(config.rootpath),
+            "git": self.git,
             "command": shlex.join(["pytest", *args]),
+            "addopts": {"ini": list(config.getini("addopts")), "PYTEST_ADDOPTS": os.environ.get("PYTEST_ADDOPTS")},
             "replay": _replay_command(args, self.profile, seed),
         }
 
@@ -364,9 +385,9 @@ class ClaimsReporter:
             for nodeid in manifest.selected:
                 meta = manifest.collected[nodeid]
                 self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"] == CONTROL))
-        reasons = self._selection(manifest)
         roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
         suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)
+        reasons = self._selection(manifest, suites)
         self.report = build_report(self._run(manifest, reasons, exitstatus), self.tests, suites)
         # Only a full, complete run replaces the full report: an interrupted run of the whole suite
         # would otherwise overwrite the last good report with not-run entries.

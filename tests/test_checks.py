@@ -247,7 +247,7 @@ def test_check_close_raises_just_above_the_tolerance(observed, expected, toleran
     with collecting() as evidence:
         with pytest.raises(ClaimViolation, match="exceeds tolerance"):
             check_close(observed, expected, tolerance=tolerance)
-    assert evidence.holding.error > tolerance  # the failing case is what the report shows
+    assert evidence.holding is None and evidence.violating.error > tolerance  # a counterexample, never holding
 
 
 def test_check_close_relative_error_above_the_tolerance_raises():
@@ -332,7 +332,7 @@ def test_check_exact_raises_on_any_nonzero_error(error):
     with collecting() as evidence:
         with pytest.raises(ClaimViolation, match="exact error"):
             check_exact(observed, [Fraction(3), Fraction(5, 7)])
-    assert evidence.holding.details["exact_error"] == abs(error)
+    assert evidence.holding is None and evidence.violating.details["exact_error"] == abs(error)
 
 
 def test_check_exact_rejects_sequences_of_different_length():
@@ -351,12 +351,24 @@ def test_check_property_holding_is_recorded_with_error_zero():
     assert evidence.holding == Case(0.0, 0.0, details)
 
 
-@pytest.mark.parametrize("holds", [False, 0, np.bool_(False), torch.tensor(False)])
+@pytest.mark.parametrize("holds", [False, np.bool_(False), torch.tensor(False), np.array([False])])
 def test_check_property_raises_when_the_property_fails(holds):
     with collecting() as evidence:
         with pytest.raises(ClaimViolation, match="property fails: rank is 1"):
             check_property(holds, "rank is 1")
-    assert evidence.holding.error == 1.0
+    assert evidence.holding is None and evidence.violating.error == 1.0
+
+
+@pytest.mark.parametrize(
+    "holds", [0, 1, [False], "yes", (r == 0 for r in [1]), torch.tensor([True, False]), 0.5],
+    ids=["int-0", "int-1", "list", "string", "generator", "two-entry tensor", "float"],
+)
+def test_check_property_refuses_what_is_not_one_truth_value(holds):
+    """A forgotten all() or a list would be truthy whatever the property: a usage error, not a pass."""
+    with collecting() as evidence:
+        with pytest.raises(TypeError, match="truth value"):
+            check_property(holds, "rank is 1")
+    assert evidence.checks == 0
 
 
 # --- check_inequality and its negative control ----------------------------------------------------
@@ -405,8 +417,8 @@ def test_check_inequality_raises_on_a_small_violation(lhs, rhs, tolerance):
     with collecting() as evidence:
         with pytest.raises(ClaimViolation, match="fails by"):
             check_inequality(lhs, rhs, tolerance=tolerance)
-    assert evidence.holding.error == lhs - rhs
-    assert evidence.min_slack < 0
+    assert evidence.holding is None and evidence.violating.error == lhs - rhs
+    assert evidence.min_slack is None  # a violation is not a slack of the statement
 
 
 def test_check_inequality_accepts_tensor_and_numpy_scalars():
@@ -609,7 +621,7 @@ def test_a_violation_inside_a_finding_sets_failed_finding():
             with finding("another"):
                 check_property(False, "q")
     assert evidence.failed_finding == "wider hypothesis"  # the first one that failed
-    assert evidence.findings["wider hypothesis"].holding.error == 1.0
+    assert evidence.findings["wider hypothesis"].violating.error == 1.0
     assert evidence.cases == 0 and evidence.holding is None
 
 
@@ -746,3 +758,16 @@ def test_check_inequality_whose_slack_overflows_is_non_finite_evidence():
         with pytest.raises(NonFiniteEvidence, match="overflows"):
             check_inequality(-1e308, 1e308, tolerance=0.0)
     assert evidence.checks == 0 and evidence.min_slack is None
+
+
+def test_check_property_rejected_records_a_counterexample_and_refuses_a_holding_property():
+    from claims.checks import check_property_rejected
+
+    with collecting() as evidence:
+        check_property_rejected(False, "w/||w|| is defined at t = k pi", k=3)
+    assert evidence.holding is None and evidence.violating.details["k"] == 3
+    with collecting():
+        with pytest.raises(ClaimViolation, match="negative control accepted"):
+            check_property_rejected(True, "w/||w|| is defined at t = 1")
+        with pytest.raises(TypeError):
+            check_property_rejected([True], "a list is not a truth value")

@@ -175,11 +175,31 @@ def test_partial_runs_never_replace_the_full_report(pytester, ci):
     assert (pytester.path / "reports" / "claims.json").read_text() == full_text
 
 
-def test_collect_only_writes_no_report(pytester, ci):
+@pytest.mark.parametrize("mode", ["--collect-only", "--setup-only", "--setup-plan", "--fixtures"])
+def test_modes_that_run_no_test_write_no_report(pytester, ci, mode):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--collect-only")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", mode)
     assert result.ret == pytest.ExitCode.OK
     assert not (pytester.path / "reports").exists()
+
+
+def test_an_aborted_collection_never_replaces_the_full_report(pytester, ci):
+    pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
+    run(pytester)
+    full_text = (pytester.path / "reports" / "claims.json").read_text()
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", ".", "no_such_file.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (pytester.path / "reports" / "claims.json").read_text() == full_text
+
+
+def test_last_failed_runs_are_partial_and_count_what_they_run(pytester, ci):
+    pytester.makepyfile(test_evidence=EVIDENCE_MODULE, test_failing=FAILING_MODULE)
+    pytester.runpytest_subprocess()  # with the cache: it records the last failures
+    result = pytester.runpytest_subprocess("--lf")
+    report = json.loads((pytester.path / "reports" / "partial" / "claims.json").read_text())
+    assert report["run"]["selection"] == "partial" and report["run"]["complete"] is True
+    assert report["run"]["selected_tests"] == 3 and report["run"]["finished_tests"] == 3
+    assert entry(report, "LJ22.L1")["verdict"] == "not-run"
 
 
 def test_a_collection_error_is_partial_and_names_the_nearest_ids(pytester, ci):
@@ -511,8 +531,9 @@ def test_a_randomized_run_records_a_seed_that_replays_under_xdist(pytester, monk
 def record(name: str, *, control: bool = False, outcome: str = "passed", cases: int = 1, **evidence):
     from claims._report import TestRecord
 
-    holding = {"error": evidence.pop("error", 0.0), "tolerance": evidence.pop("tolerance", 1.0), "details": {}}
-    full = {"cases": cases, "notes": [], "holding": holding if cases else None, **evidence}
+    case = {"error": evidence.pop("error", 0.0), "tolerance": evidence.pop("tolerance", 1.0), "details": {}}
+    shown = {"counterexample": {**case, "error": 2.0}} if control else {"holding": case}
+    full = {"cases": cases, "notes": [], **(shown if cases else {}), **evidence}
     return TestRecord(f"test_x.py::{name}", ["LJ22.L1"], control, outcome=outcome, reason=None, evidence=full)
 
 
@@ -529,7 +550,8 @@ def test_claim_entry_does_not_depend_on_completion_order():
 
 
 def test_a_correction_never_hides_a_refutation_and_nothing_hides_an_error():
-    corrected = record("test_corrected", verdict="verified-with-correction", correction="c")
+    shown = {"error": 0.5, "tolerance": 0.0, "details": {"statement": "as printed"}}
+    corrected = record("test_corrected", verdict="verified-with-correction", correction="c", counterexample=shown)
     refuted = record("test_refuted", outcome="failed", violation="fails")
     control = record("test_control", control=True)
     assert verdict_of(corrected, refuted, control)["verdict"] == "refuted"
@@ -548,6 +570,25 @@ def test_every_control_must_reject():
     assert verdict_of(claim, rejecting, unfinished)["negative_control"] == "did not finish"
     empty = record("test_c4", control=True, cases=0)
     assert verdict_of(claim, rejecting, empty)["negative_control"] == "no cases"
+
+
+def test_a_verdict_must_show_its_counterexample_and_a_counterexample_needs_a_verdict():
+    control = record("test_control", control=True)
+    shown = {"error": 0.5, "tolerance": 0.0, "details": {}}
+    unshown = record("test_declared", verdict="verified-with-correction", correction="c")
+    assert verdict_of(unshown, control)["verdict"] == "inconclusive"
+    assert verdict_of(record("test_refuting", verdict="refuted", counterexample=shown), control)["verdict"] == "refuted"
+    assert verdict_of(record("test_declares_nothing", counterexample=shown), control)["verdict"] == "inconclusive"
+
+
+def test_a_claim_whose_evidence_tests_were_not_all_selected_is_not_verified():
+    from claims._selection import ClaimSuite
+    from claims._registry import CLAIMS as registry
+    from claims._report import claim_entry
+
+    suite = ClaimSuite(has_evidence_tests=True, has_controls=True, unselected_evidence=1)
+    entry_ = claim_entry(registry["LJ22.L1"], [record("test_a"), record("test_control", control=True)], suite)
+    assert entry_["verdict"] == "inconclusive" and "not selected" in " ".join(entry_["why"])
 
 
 def test_unfinished_evidence_and_zero_cases_are_not_verified():
