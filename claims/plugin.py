@@ -71,7 +71,7 @@ def _version(distribution: str) -> str | None:
 
 
 def _git(root: Path) -> dict:
-    """The commit, and whether tracked or untracked files differ from it (reports/ is ignored)."""
+    """The commit, and whether the code differs from it (reports/ is ignored by git)."""
 
     def git(*args: str) -> str | None:
         try:
@@ -82,7 +82,12 @@ def _git(root: Path) -> dict:
 
     commit = git("rev-parse", "HEAD")
     status = git("status", "--porcelain") if commit else None
-    return {"commit": commit, "dirty": None if status is None else bool(status)}
+    if status is None:
+        return {"commit": commit, "dirty": None}
+    # a tracked file changed, or an untracked Python file (a new test module) that the run may have used;
+    # other untracked files (logs, a virtualenv) do not change what ran
+    changed = [line for line in status.splitlines() if not line.startswith("??") or line.rstrip().endswith(".py")]
+    return {"commit": commit, "dirty": bool(changed)}
 
 
 def _report_directory(config: pytest.Config) -> Path:

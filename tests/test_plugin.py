@@ -626,3 +626,27 @@ def test_an_unknown_profile_is_a_usage_error(pytester):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--hypothesis-profile=nightlly: not a profile of this suite; one of dev, ci, nightly*"])
     assert not (pytester.path / "reports" / "claims.json").exists()
+
+
+def test_the_dirty_flag_counts_code_not_logs_or_virtualenvs(tmp_path):
+    import subprocess
+
+    from claims.plugin import _git
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "module.py").write_text("x = 1\n")
+    git("add", "module.py")
+    git("commit", "-qm", "one")
+    assert _git(tmp_path)["dirty"] is False and len(_git(tmp_path)["commit"]) == 40
+    (tmp_path / "run.log").write_text("log")
+    (tmp_path / ".venv").mkdir()
+    assert _git(tmp_path)["dirty"] is False
+    (tmp_path / "test_new.py").write_text("")
+    assert _git(tmp_path)["dirty"] is True
+    (tmp_path / "test_new.py").unlink()
+    (tmp_path / "module.py").write_text("x = 2\n")
+    assert _git(tmp_path)["dirty"] is True
