@@ -7,7 +7,6 @@ gamma_k = k u / (1 - k u) times the sum of the magnitudes of its terms, u = 2^-5
 
 from __future__ import annotations
 
-import math
 import sys
 from typing import TYPE_CHECKING, Any
 

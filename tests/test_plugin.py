@@ -196,6 +196,7 @@ def test_last_failed_runs_are_partial_and_count_what_they_run(pytester, ci):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE, test_failing=FAILING_MODULE)
     pytester.runpytest_subprocess()  # with the cache: it records the last failures
     result = pytester.runpytest_subprocess("--lf")
+    result.assert_outcomes(failed=3)  # only the three that failed, not the evidence module's tests
     report = json.loads((pytester.path / "reports" / "partial" / "claims.json").read_text())
     assert report["run"]["selection"] == "partial" and report["run"]["complete"] is True
     assert report["run"]["selected_tests"] == 3 and report["run"]["finished_tests"] == 3
