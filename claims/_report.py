@@ -432,9 +432,9 @@ def _revive(value: Any) -> Any:
     return value
 
 
-def dumps(value: Any) -> str:
+def dumps(value: Any, **options: Any) -> str:
     """Strict JSON text (the report files, and test-report properties such as JUnit XML's)."""
-    return json.dumps(_json_safe(value), allow_nan=False)
+    return json.dumps(_json_safe(value), allow_nan=False, **options)
 
 
 def loads(text: str) -> Any:
@@ -444,5 +444,5 @@ def loads(text: str) -> Any:
 
 def write_report(report: dict[str, Any], directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "claims.json").write_text(json.dumps(_json_safe(report), indent=2, allow_nan=False) + "\n")
+    (directory / "claims.json").write_text(dumps(report, indent=2) + "\n")
     (directory / "claims.md").write_text(render_markdown(report))

@@ -238,7 +238,6 @@ class SelectionTracker:
         self.config = config
         self.directory = directory
         self.manifest = Manifest()
-        self.collection_finished = False
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -262,7 +261,6 @@ class SelectionTracker:
         self.manifest.selected_tests = len(session.items)
         self.manifest.selected = [item.nodeid for item in session.items if item.nodeid in self.manifest.collected]
         self.manifest.deselected = max(self.manifest.deselected, self.manifest.collected_tests - len(session.items))
-        self.collection_finished = self.manifest.collected_ok
         if self.directory is not None:
             self.manifest.write(self.directory, os.environ.get("PYTEST_XDIST_WORKER", "worker"))
 
@@ -314,13 +312,12 @@ class ClaimsReporter:
         None when collection did not finish."""
         if self.config.pluginmanager.get_plugin("dsession") is not None:
             return Manifest.merged(Manifest.read_all(self.manifests))
-        return self.tracker.manifest if self.tracker.collection_finished else None
+        return self.tracker.manifest if self.tracker.manifest.collected_ok else None
 
-    def _selection(self, manifest: Manifest | None, suites: dict[str, ClaimSuite]) -> list[str]:
+    def _selection(self, manifest: Manifest | None, roots: list[Path], suites: dict[str, ClaimSuite]) -> list[str]:
         """Why this run is not the full suite; empty when it is."""
         config = self.config
         reasons = []
-        roots = suite_roots(config.rootpath, config.getini("testpaths"))
         missing = uncovered_roots(list(config.args), config.invocation_params.dir, roots)
         if missing:
             shown = ", ".join(str(p.relative_to(config.rootpath)) if p.is_relative_to(config.rootpath) else str(p) for p in missing)
@@ -392,7 +389,7 @@ class ClaimsReporter:
                 self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"] == CONTROL))
         roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
         suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)
-        reasons = self._selection(manifest, suites)
+        reasons = self._selection(manifest, roots, suites)
         self.report = build_report(self._run(manifest, reasons, exitstatus), self.tests, suites)
         # Only a full, complete run replaces the full report: an interrupted run of the whole suite
         # would otherwise overwrite the last good report with not-run entries.

@@ -485,6 +485,15 @@ def p34_details(case, family, p, depth):
     return dict(family=family, depth=depth, p=str(p), required=case.required, worst_layer=case.worst_layer)
 
 
+def p34_drawn_case(instance, reading: str) -> tuple[P34Case, dict]:
+    """The drawn instance's case under ``reading`` and its report details; discards instances outside
+    the hypothesis (s_0 <= 0) or whose rounding tolerance is not far below the bound's scale."""
+    family, weights, x, g, p = instance
+    case = p34_case(weights, x, g, p, reading)
+    assume(case is not None and case.ratio_tolerance < 1e-6)
+    return case, p34_details(case, family, p, len(weights))
+
+
 @P34
 def test_most_layers_are_near_rank_one():
     """The corrected statement (X as layer 0, l = 0..L-1, the proof's reading) and the proof's chain."""
@@ -494,8 +503,7 @@ def test_most_layers_are_near_rank_one():
     def run(instance):
         family, weights, x, g, p = instance
         depth = len(weights)
-        case = p34_case(weights, x, g, p, INPUT_AS_LAYER_0)
-        assume(case is not None and case.ratio_tolerance < 1e-6)
+        case, details = p34_drawn_case(instance, INPUT_AS_LAYER_0)
         check_property(len(case.ratios) == depth, "the statement counts L layers", layers=list(case.layers))
         _, post = forward(weights, x)
         log_ratios = sum(
@@ -517,7 +525,7 @@ def test_most_layers_are_near_rank_one():
             scale=abs(case.bound) + case.ratio_tolerance,
             label="Prop 3.4",
             statement="ceil((1-p)L)-th smallest ratio over l = 0..L-1 <= 2 log(||X|| ||G|| / s_0) / (pL)",
-            **p34_details(case, family, p, depth),
+            **details,
         )
         relative = slack / (abs(case.bound) + case.ratio_tolerance)
         if case.bound <= 10 * case.ratio_tolerance:
@@ -558,11 +566,9 @@ def test_printed_statement_over_the_network_layers():
 
     @given(p34_instances())
     def run(instance):
-        family, weights, x, g, p = instance
+        family, weights = instance[:2]
         depth = len(weights)
-        case = p34_case(weights, x, g, p, NETWORK_LAYERS)
-        assume(case is not None and case.ratio_tolerance < 1e-6)
-        details = p34_details(case, family, p, depth)
+        case, details = p34_drawn_case(instance, NETWORK_LAYERS)
         tally["cases"] += 1
         tally["hidden short"] += case.required > depth - 1
         if family == "masked output" or case.mth_smallest > case.bound + case.ratio_tolerance:
@@ -616,11 +622,7 @@ def test_printed_statement_over_the_hidden_layers():
 
     @given(p34_instances())
     def run(instance):
-        family, weights, x, g, p = instance
-        depth = len(weights)
-        case = p34_case(weights, x, g, p, HIDDEN_LAYERS)
-        assume(case is not None and case.ratio_tolerance < 1e-6)
-        details = p34_details(case, family, p, depth)
+        case, details = p34_drawn_case(instance, HIDDEN_LAYERS)
         tally["cases"] += 1
         statement = "ceil((1-p)L)-th smallest ratio over l = 1..L-1 <= 2 log(||X|| ||G|| / s_0) / (pL)"
         if case.required > len(case.layers):

@@ -546,6 +546,17 @@ class BatchGradient:
         """k_p for g_p, and B for the sum over the batch in g_p^T V_q."""
         return self.depth[p] + self.batch
 
+    def judge_factorization(self, p: int, q: int, **details) -> None:
+        """Lemma 2's identity G = g_p^T V_q for W^{pq}, through ``judge_factorization``."""
+        judge_factorization(
+            self.gradient(p, q),
+            self.factorization(p, q),
+            self.scale(p, q),
+            self.roundings(p, q),
+            matrix=matrix_key(p, q),
+            **details,
+        )
+
     def judge(self, p: int, q: int, rank: int, reject: bool = False, **details) -> float | None:
         return judge_rank_at_most(
             self.gradient(p, q),
@@ -594,14 +605,11 @@ def test_lemma2_batch_gradient_rank_at_most_batch_size():
             counts["zero"] += bool((gradient == 0).all())
             if (gradient != 0).any():
                 smallest.append(float(gradient.abs().max()))
-            judge_factorization(
-                gradient,
-                detached.factorization(p, q),
-                detached.scale(p, q),
-                detached.roundings(p, q),
+            detached.judge_factorization(
+                p,
+                q,
                 identity="sum_j beta_j d f(x_j; X~)/d W^{pq} = g_p^T V_q (written-out backward)",
                 variance="detached",
-                matrix=matrix_key(p, q),
             )
             ratio = detached.judge(p, q, rank=batch, variance="detached", batch=batch)
             if ratio is not None:
@@ -629,14 +637,11 @@ def test_lemma2_batch_gradient_rank_at_most_batch_size():
                         "ordinary BN at B = 2: the gradient vanishes analytically", matrix=matrix_key(p, q)
                     )
                     continue
-                judge_factorization(
-                    ordinary.gradient(p, q),
-                    ordinary.factorization(p, q),
-                    ordinary.scale(p, q),
-                    ordinary.roundings(p, q),
+                ordinary.judge_factorization(
+                    p,
+                    q,
                     identity="sum_j beta_j d f(x_j; X~)/d W^{pq} = g_p^T V_q, ordinary BN",
                     variance="ordinary",
-                    matrix=matrix_key(p, q),
                 )
                 ratio = ordinary.judge(p, q, rank=batch, variance="ordinary", batch=batch)
                 if ratio is not None:
