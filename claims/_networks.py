@@ -43,6 +43,17 @@ class DagNetwork:
     ``edges[e] = (source, target)``. ``learnable[e]`` is False for fixed edges such as the
     identity skip of a ResNetIdentity block. ``matrices`` names groups of edges that form a
     weight matrix (rows = targets, columns = sources; ``-1`` where a matrix has no edge).
+
+    Training moves the free parameters theta, not the edges: ``parameters[e]`` is the index in
+    theta of edge e's weight (``-1`` for a fixed edge), so several edges can share one parameter,
+    as the neurons of a convolution share its kernel (LJ22 Definitions 11-12, Lemma 9). By
+    default every learnable edge is its own parameter, in edge order. ``tensors`` names the
+    kernels of weight-shared layers: nested edge ids of shape (a, b, c) = (input kernels, kernel
+    size, output kernels), one representative edge per parameter (LJ22 Theorem 1's convention).
+    ``bias_vertex`` is the input vertex whose value is the constant 1, when the network has biases
+    (edges from it, LJ22's remark after Lemma 3). ``neurons`` names the neuron groups of a layer:
+    one tuple of vertices per neuron of a dense layer or block, one per output kernel (all its
+    positions) of a convolution (LJ22 Definition 12's organization).
     """
 
     n_inputs: int
@@ -52,10 +63,25 @@ class DagNetwork:
     learnable: tuple[bool, ...] = ()
     matrices: dict[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
     constants: dict[int, float] = field(default_factory=dict)
+    parameters: tuple[int, ...] = ()
+    tensors: dict[str, tuple] = field(default_factory=dict)
+    bias_vertex: int | None = None
+    neurons: dict[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.learnable:
             object.__setattr__(self, "learnable", (True,) * len(self.edges))
+        if not self.parameters:
+            count = iter(range(len(self.edges)))
+            object.__setattr__(self, "parameters", tuple(next(count) if free else -1 for free in self.learnable))
+        if len(self.parameters) != len(self.edges):
+            raise ValueError("one parameter index per edge")
+        if any((p >= 0) != free for p, free in zip(self.parameters, self.learnable)):
+            raise ValueError("learnable edges, and only those, have a parameter index (-1 for fixed edges)")
+        if sorted({p for p in self.parameters if p >= 0}) != list(range(self.n_parameters)):
+            raise ValueError("parameter indices must be 0 .. n_parameters - 1, each used")
+        if self.bias_vertex is not None and not 0 <= self.bias_vertex < self.n_inputs:
+            raise ValueError("the bias vertex is an input vertex")
         if len(self.slopes) != self.n_vertices:
             raise ValueError("one activation slope per vertex")
         if len(self.learnable) != len(self.edges):
@@ -76,6 +102,45 @@ class DagNetwork:
     @property
     def output(self) -> int:
         return self.n_vertices - 1
+
+    @property
+    def n_parameters(self) -> int:
+        return 1 + max(self.parameters, default=-1)
+
+    @cached_property
+    def _parameter_index(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        index = torch.tensor(self.parameters, dtype=torch.long)
+        fixed = torch.tensor([self.constants.get(e, 0.0) for e in range(self.n_edges)], dtype=torch.float64)
+        return index.clamp_min(0), index >= 0, fixed
+
+    def edge_weights(self, theta: torch.Tensor) -> torch.Tensor:
+        """The weight of every edge, shape (..., n_edges), from parameters theta of shape
+        (..., n_parameters): shared edges take their parameter, fixed edges their constant."""
+        index, free, fixed = self._parameter_index
+        return torch.where(free, theta[..., index], fixed.to(theta.dtype))
+
+    def parameters_of(self, weights: torch.Tensor) -> torch.Tensor:
+        """theta from edge weights (..., n_edges): the weight of each parameter's first edge. The
+        edges sharing a parameter must agree (``ValueError`` otherwise)."""
+        first = [self.parameters.index(p) for p in range(self.n_parameters)]
+        theta = weights[..., first]
+        if not torch.equal(self.edge_weights(theta)[..., list(self._learnable_edges)],
+                           weights[..., list(self._learnable_edges)]):
+            raise ValueError("edges that share a parameter carry different weights")
+        return theta
+
+    @cached_property
+    def _learnable_edges(self) -> tuple[int, ...]:
+        return tuple(e for e, free in enumerate(self.learnable) if free)
+
+    @cached_property
+    def multiplicity(self) -> int:
+        """The most edges sharing one parameter (1 without weight sharing)."""
+        counts: dict[int, int] = {}
+        for p in self.parameters:
+            if p >= 0:
+                counts[p] = counts.get(p, 0) + 1
+        return max(counts.values(), default=1)
 
     @cached_property
     def in_edges(self) -> tuple[tuple[int, ...], ...]:
@@ -199,10 +264,15 @@ class DagNetwork:
         return self.slopes[vertex] not in (RELU, LINEAR)
 
     def weight_matrix(self, name: str, weights: torch.Tensor) -> torch.Tensor:
-        """The named weight matrix (rows = targets, columns = sources), zero where no edge."""
+        """The named weight matrix (rows = targets, columns = sources), zero where no edge;
+        ``weights`` of shape (..., n_edges) gives (..., rows, columns)."""
         index = torch.tensor(self.matrices[name])
-        padded = torch.cat([weights, weights.new_zeros(1)])
-        return padded[index]
+        padded = torch.cat([weights, weights.new_zeros(weights.shape[:-1] + (1,))], dim=-1)
+        return padded[..., index]
+
+    def weight_tensor(self, name: str, weights: torch.Tensor) -> torch.Tensor:
+        """The named kernel of a weight-shared layer, shape (..., a, b, c) (``tensors``)."""
+        return weights[..., torch.tensor(self.tensors[name])]
 
     def is_tree(self) -> bool:
         """Definition 3: the underlying undirected graph is a tree."""
