@@ -14,7 +14,9 @@ from typing import Any
 __version__ = "0.2.0"
 
 _EXPORTS = {
-    "claims._builders": ("NetworkBuilder", "mlp", "resnet", "resnet_block"),
+    "claims._builders": (
+        "Block", "Conv", "Dense", "NetworkBuilder", "mlp", "resnet", "resnet_block", "sequential", "with_bias_column",
+    ),
     "claims._evidence": (
         "ClaimViolation",
         "NonFiniteEvidence",
@@ -42,6 +44,14 @@ _EXPORTS = {
     "claims._registry": ("CLAIMS", "Claim", "get_claim"),
     "claims.checks": (
         "check_close",
+        "check_conserved_rate",
+        "check_conserved_rate_rejected",
+        "check_convergence_order",
+        "check_convergence_order_rejected",
+        "check_nonzero_limit",
+        "check_nonzero_limit_rejected",
+        "check_nonzero_rate",
+        "check_nonzero_rate_rejected",
         "check_exact",
         "check_inequality",
         "check_inequality_rejected",

@@ -13,7 +13,7 @@ import torch
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from claims._builders import mlp, resnet
+from claims._builders import Block, Conv, Dense, mlp, resnet, sequential
 from claims._networks import LINEAR, RELU, DagNetwork
 from claims._paths import count_paths
 
@@ -218,3 +218,88 @@ def relu_networks(
     n_samples = draw(st.integers(1, max_samples))
     weights = [draw(matrices(widths[l + 1], widths[l])) for l in range(depth)]
     return weights, draw(matrices(widths[0], n_samples)), draw(matrices(widths[-1], n_samples))
+
+
+# LJ22 Theorem 1's layer pairs as ``sequential`` networks (claims._builders): convolutions,
+# dense layers and residual blocks.
+
+THEOREM1_CASES = {
+    "dense-dense": 1,
+    "conv-conv": 2,
+    "block": 3,
+    "block-block": 4,
+    "conv-dense": 5,
+    "conv-block": 6,
+    "block-dense": 7,
+    "dense-block": 7,
+}
+"""The layer pair (layers 1 and 2 of a ``sequential_networks`` draw) -> its case of LJ22 Theorem 1.
+"block" is one block of any kind (case 3, Y then U); every other block is ResNetFree."""
+
+LAYER_SLOPES = st.sampled_from([LINEAR, RELU])
+
+
+@st.composite
+def conv_specs(
+    draw, dims: int = 1, slope: float | None = None, max_channels: int = 3, max_kernel: int = 3
+) -> Conv:
+    """A ``Conv`` layer: 1-D or 2-D (``dims``) kernel sizes 1..max_kernel per dimension, stride
+    1-2, padding 0-1 and below the kernel size (else some neuron sees only padding), slope drawn
+    from linear/ReLU unless given."""
+    kernel = tuple(draw(st.integers(1, max_kernel)) for _ in range(dims))
+    stride = tuple(draw(st.integers(1, 2)) for _ in range(dims))
+    padding = tuple(draw(st.integers(0, min(1, k - 1))) for k in kernel)
+    channels = draw(st.integers(1, max_channels))
+    return Conv(channels, kernel, stride, padding, draw(LAYER_SLOPES) if slope is None else slope)
+
+
+@st.composite
+def sequential_networks(
+    draw,
+    case: str | None = None,
+    dims: int | None = None,
+    slope: float | None = None,
+    bias: bool = False,
+    max_width: int = 3,
+    max_edges: int = 300,
+) -> DagNetwork:
+    """A ``sequential`` network whose layers 1 and 2 are the pair of ``case`` (``THEOREM1_CASES``,
+    drawn unless given), then ``Fin``: names ``C1``/``W1``/``B1.*`` and ``C2``/``W2``/``B2.*``
+    (the "block" case has the one block ``B1``). Convolutions are 1-D or 2-D (``dims``, drawn
+    unless given) on grids of 1-3 channels sized so that every kernel entry has edges; dense and
+    block widths are 1..max_width; every layer's slope is drawn from linear/ReLU unless given; at
+    most ``max_edges`` edges."""
+    case = draw(st.sampled_from(sorted(THEOREM1_CASES))) if case is None else case
+    kinds = case.split("-")
+    dims = draw(st.integers(1, 2)) if dims is None else dims
+    layer_slope = lambda: draw(LAYER_SLOPES) if slope is None else slope
+    width = lambda: draw(st.integers(1, max_width))
+    n_inputs = width()
+    layers: list = []
+    for kind in kinds:
+        if kind == "conv":
+            layers.append(draw(conv_specs(dims, slope, max_channels=4 - dims, max_kernel=4 - dims)))
+        elif kind == "dense":
+            layers.append(Dense(width(), layer_slope()))
+        elif case == "block":
+            block = draw(st.sampled_from(["identity", "diagonal", "diagonal-fixed", "free"]))
+            magnitude = st.floats(0.25, 2.0).flatmap(lambda m: st.sampled_from([m, -m]))
+            fixed = tuple(draw(magnitude) for _ in range(n_inputs)) if block == "diagonal-fixed" else None
+            out = width() if block == "free" else None
+            hidden = width()
+            learnable = fixed is None
+            layers.append(Block(block.removesuffix("-fixed"), hidden, out, layer_slope(), learnable, fixed))
+        else:
+            layers.append(Block("free", width(), width(), layer_slope()))
+    input_shape: tuple[int, ...] = (n_inputs,)
+    if kinds[0] == "conv":
+        # Input sizes for which every convolution has every kernel offset on some input and feeds
+        # the next one (size >= kernel + stride suffices with padding <= 1).
+        need = [1] * dims
+        for conv in reversed([layer for layer in layers if isinstance(layer, Conv)]):
+            need = [max(k + t, (m - 1) * t + k - 2 * p) for k, t, p, m in
+                    zip(conv.kernel_size, conv.stride, conv.padding, need)]
+        input_shape = (min(n_inputs, 3 if dims == 1 else 2), *(n + draw(st.integers(0, 1)) for n in need))
+    network = sequential(input_shape, layers, bias)
+    assume(network.n_edges <= max_edges)
+    return network

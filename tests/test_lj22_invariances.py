@@ -1,0 +1,389 @@
+"""LJ22 Lemmas 2 and 3: vertex-wise (Eqs. (4), (5)) and layer-wise (Eq. (7)) invariances along
+gradient flow, shown by the instantaneous rate (zero to rounding) and by the drift of integrated
+trajectories shrinking at the integrator's order."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from claims import (
+    check_conserved_rate,
+    check_conserved_rate_rejected,
+    check_convergence_order,
+    check_convergence_order_rejected,
+    declare_verdict,
+    record_note,
+)
+from claims._builders import Block, mlp, sequential, with_bias_column
+from claims._graph_layers import GraphLayers
+from claims._invariants import (
+    instantaneous_rate,
+    judge_order,
+    layer_balance,
+    layer_rates,
+    order_studies,
+    random_parameters,
+    smooth_flow,
+    twin_balance,
+    vertex_balance,
+)
+from claims._networks import LINEAR, RELU, DagNetwork
+from claims._risk import LOSSES, Risk
+from claims.strategies import ACTIVATION_SLOPES, dag_networks, input_batches
+
+L2A = pytest.mark.claim("LJ22.L2a")
+L2B = pytest.mark.claim("LJ22.L2b")
+L3 = pytest.mark.claim("LJ22.L3")
+
+LEAKY = 0.25
+
+
+@st.composite
+def biased_mlps(draw, slopes=ACTIVATION_SLOPES, max_width: int = 4):
+    """Fully-connected networks with a bias on every non-input vertex (edges from the constant-1
+    input vertex), hidden activation drawn from ``slopes``."""
+    widths = [draw(st.integers(1, 3))] + draw(st.lists(st.integers(1, max_width), min_size=1, max_size=2)) + [1]
+    return mlp(widths, draw(slopes), bias=True)
+
+
+@st.composite
+def risks(draw, networks, n_examples: int = 4):
+    """A risk on a drawn network (data in the unit ball, labels +-1, one of Assumption 3's losses)
+    and parameters bounded away from 0 (``random_parameters``)."""
+    network = draw(networks)
+    bias = network.bias_vertex is not None
+    x = draw(input_batches(network.n_inputs - bias, 1, n_examples, nonzero_rows=True))
+    if bias:
+        x = with_bias_column(x)
+    y = torch.tensor(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64)
+    risk = Risk(network, x, y, draw(st.sampled_from(sorted(LOSSES))))
+    return risk, random_parameters(network, 1, draw(st.integers(0, 2**32 - 1)))[0]
+
+
+def all_learnable(network: DagNetwork, vertex: int) -> bool:
+    return all(network.learnable[e] for e in network.in_edges[vertex] + network.out_edges[vertex])
+
+
+def hidden_vertices(network: DagNetwork) -> range:
+    return range(network.n_inputs, network.output)
+
+
+def trajectory_batch(network: DagNetwork, seed: int, batch: int = 16, n_examples: int = 6):
+    """A fixed trajectory instance: Gaussian data in the unit ball (a ones column with biases),
+    random labels, logistic loss, ``batch`` initializations, each run to half its time to a kink."""
+    generator = torch.Generator().manual_seed(seed)
+    d = network.n_inputs - (network.bias_vertex is not None)
+    x = torch.randn(n_examples, d, generator=generator, dtype=torch.float64)
+    x = x / x.norm(dim=1, keepdim=True).clamp_min(1.0)
+    if network.bias_vertex is not None:
+        x = with_bias_column(x)
+    y = torch.where(torch.rand(n_examples, generator=generator) < 0.5, -1.0, 1.0).to(torch.float64)
+    risk = Risk(network, x, y)
+    theta, flow = smooth_flow(risk, random_parameters(network, 8 * batch, seed + 1), batch)
+    return risk, theta, flow
+
+
+def order_note(tallies: dict[str, dict[str, int]], studies) -> str:
+    return (
+        "Trajectories (Euler h = 1/16..1/128, RK4 h = 1/2..1/16 of each trajectory's horizon, half its first-order "
+        "time to a kink or sign change, every evaluation monitored): "
+        + "; ".join(f"{name}: {tally}" for name, tally in tallies.items())
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma 2, Eq. (4): sum_{u in IN_v} w_uv^2 - sum_{b in OUT_v} w_vb^2 is constant
+# ---------------------------------------------------------------------------------------------
+
+
+def judge_vertex_balance(risk, theta, vertex, check, left_out=()):
+    """Eq. (4) at ``vertex`` by its instantaneous rate, judged by ``check``."""
+    rate = instantaneous_rate(risk, vertex_balance(risk.network, vertex, left_out), theta)
+    check(rate.rate, rate.scale, rate.tolerance, vertex=vertex, loss=risk.loss,
+          slope=risk.network.slopes[vertex], left_out=list(left_out))
+
+
+@L2A
+@given(risks(st.one_of(dag_networks(), biased_mlps())))
+def test_vertex_balance_rate_is_zero(instance):
+    risk, theta = instance
+    network = risk.network
+    vertices = [v for v in hidden_vertices(network) if all_learnable(network, v)]
+    assume(vertices)
+    for vertex in vertices:
+        judge_vertex_balance(risk, theta, vertex, check_conserved_rate)
+    record_note(
+        "Eq. (4) at every hidden vertex whose edges are all learnable: random DAGs (skip connections, ReLU, "
+        "leaky ReLU 0.25 and 0.1, linear) and fully-connected networks with biases as edges from the constant-1 "
+        "input; logistic, exponential and squared losses; any activation pattern (ReLU'(0) = 1). dQ/dt by "
+        "forward-mode autodiff along -grad R, relative to the sum of the magnitudes of its summands, against "
+        "gamma(k + n_edges + 2), k the gradient's rounding depth."
+    )
+
+
+@pytest.mark.claim("LJ22.L2a", negative_control=True)
+@given(risks(st.builds(lambda slope, hidden: sequential((2,), [Block("identity", hidden, slope=slope)]),
+                       st.sampled_from([LINEAR, LEAKY]), st.integers(1, 3))))
+def test_vertex_with_a_frozen_in_edge_is_rejected(instance):
+    """A ResNetIdentity output vertex r has the fixed skip edge among its in-edges (outside Lemma 2's
+    hypothesis): its Eq. (4) sum, the skip included, changes (leaky or linear, so r is never dead),
+    wherever the skip carries a signal (its input nonzero on some example)."""
+    risk, theta = instance
+    network = risk.network
+    carries = lambda e: not network.learnable[e] and bool((risk.x[:, network.edges[e][0]] != 0).any())  # noqa: E731
+    vertices = [v for v in hidden_vertices(network) if any(carries(e) for e in network.in_edges[v])]
+    assume(vertices)
+    for vertex in vertices:
+        judge_vertex_balance(risk, theta, vertex, check_conserved_rate_rejected)
+
+
+@pytest.mark.claim("LJ22.L2a", negative_control=True)
+@given(risks(biased_mlps(st.sampled_from([LINEAR, LEAKY]))))
+def test_vertex_balance_without_its_bias_is_rejected(instance):
+    """Biases present but their edge left out of Eq. (4)'s in-sum: the rate is the bias paths'."""
+    risk, theta = instance
+    network = risk.network
+    for vertex in hidden_vertices(network):
+        bias_edge = [e for e in network.in_edges[vertex] if network.edges[e][0] == network.bias_vertex]
+        judge_vertex_balance(risk, theta, vertex, check_conserved_rate_rejected, left_out=bias_edge)
+
+
+TRAJECTORY_NETWORKS = {
+    "relu mlp [3,4,4,1] with biases": lambda: mlp([3, 4, 4, 1], RELU, bias=True),
+    "leaky mlp [3,4,3,1]": lambda: mlp([3, 4, 3, 1], LEAKY),
+}
+
+
+@L2A
+@pytest.mark.parametrize("architecture", sorted(TRAJECTORY_NETWORKS))
+def test_vertex_balance_drift_shrinks_at_the_integrator_order(architecture):
+    network = TRAJECTORY_NETWORKS[architecture]()
+    risk, theta, flow = trajectory_batch(network, seed=7)
+    balances = [vertex_balance(network, v) for v in hidden_vertices(network)]
+    studies = order_studies(flow, theta, balances)
+    tallies = {b.name: judge_order(studies, b.name, check_convergence_order, architecture=architecture)
+               for b in balances[:3]}
+    for balance in balances[3:]:
+        judge_order(studies, balance.name, check_convergence_order, architecture=architecture)
+    record_note(order_note(tallies, studies))
+
+
+@pytest.mark.claim("LJ22.L2a", negative_control=True)
+def test_vertex_balance_drift_without_its_bias_is_rejected():
+    network = mlp([3, 4, 4, 1], LEAKY, bias=True)
+    risk, theta, flow = trajectory_batch(network, seed=7)
+    balances = [
+        vertex_balance(network, v, [e for e in network.in_edges[v] if network.edges[e][0] == network.bias_vertex])
+        for v in hidden_vertices(network)
+    ]
+    studies = order_studies(flow, theta, balances)
+    for balance in balances:
+        judge_order(studies, balance.name, check_convergence_order_rejected, left_out="bias")
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma 2, Eq. (5): twins u, v (IN_u = IN_v, OUT_u = OUT_v, same pattern on every example)
+# ---------------------------------------------------------------------------------------------
+
+
+def twin_pairs(network: DagNetwork) -> list[tuple[int, int]]:
+    """Vertex pairs with the same IN and OUT sets."""
+    def ends(v):
+        return ({network.edges[e][0] for e in network.in_edges[v]}, {network.edges[e][1] for e in network.out_edges[v]})
+
+    hidden = list(hidden_vertices(network))
+    return [(u, v) for i, u in enumerate(hidden) for v in hidden[i + 1:] if ends(u) == ends(v)
+            and all_learnable(network, u) and all_learnable(network, v)]
+
+
+def same_pattern(pre: torch.Tensor, u: int, v: int) -> bool:
+    return bool(((pre[:, u] >= 0) == (pre[:, v] >= 0)).all())
+
+
+def judge_twin_balance(risk, theta, u, v, check):
+    rate = instantaneous_rate(risk, twin_balance(risk.network, u, v), theta)
+    check(rate.rate, rate.scale, rate.tolerance, pair=(u, v), loss=risk.loss)
+
+
+def patterns(risk, theta) -> torch.Tensor:
+    return risk.with_preactivations(theta)[1]
+
+
+@L2B
+@given(risks(st.one_of(biased_mlps(), dag_networks(max_hidden=5))))
+def test_twin_balance_rate_is_zero(instance):
+    risk, theta = instance
+    pre = patterns(risk, theta)
+    pairs = [(u, v) for u, v in twin_pairs(risk.network) if same_pattern(pre, u, v)]
+    assume(pairs)
+    for u, v in pairs:
+        judge_twin_balance(risk, theta, u, v, check_conserved_rate)
+    record_note(
+        "Eq. (5) for every pair of hidden vertices with equal IN and OUT sets and the same activation pattern "
+        "on every example (fully-connected networks with biases, random DAGs), all three losses."
+    )
+
+
+@pytest.mark.claim("LJ22.L2b", negative_control=True)
+@given(risks(biased_mlps(st.sampled_from([RELU, LEAKY]))))
+def test_twin_balance_with_different_patterns_is_rejected(instance):
+    risk, theta = instance
+    pre = patterns(risk, theta)
+    pairs = [(u, v) for u, v in twin_pairs(risk.network) if not same_pattern(pre, u, v)]
+    assume(pairs)
+    for u, v in pairs:
+        judge_twin_balance(risk, theta, u, v, check_conserved_rate_rejected)
+
+
+@L2B
+def test_twin_balance_drift_shrinks_at_the_integrator_order():
+    network = mlp([3, 4, 4, 1], RELU, bias=True)
+    risk, theta, flow = trajectory_batch(network, seed=11)
+    pairs = twin_pairs(network)
+    balances = {pair: twin_balance(network, *pair) for pair in pairs}
+    studies = order_studies(flow, theta, list(balances.values()))
+    pre = [patterns(risk, t) for t in theta]
+    judged = 0
+    for (u, v), balance in balances.items():
+        tally = judge_order(studies, balance.name, check_convergence_order,
+                            include=lambda i: same_pattern(pre[i], u, v))
+        judged += tally["judged"]
+    assert judged > 0
+    record_note(f"Trajectories: {judged} (pair, trajectory, integrator) triples with equal patterns judged.")
+
+
+@pytest.mark.claim("LJ22.L2b", negative_control=True)
+def test_twin_balance_drift_with_different_patterns_is_rejected():
+    network = mlp([3, 4, 4, 1], RELU, bias=True)
+    risk, theta, flow = trajectory_batch(network, seed=11)
+    balances = {pair: twin_balance(network, *pair) for pair in twin_pairs(network)}
+    studies = order_studies(flow, theta, list(balances.values()))
+    pre = [patterns(risk, t) for t in theta]
+    judged = 0
+    for (u, v), balance in balances.items():
+        def differs(i, u=u, v=v, balance=balance):
+            """Patterns differ, and the examples where they do carry a tenth of the pair's motion (dQ/dt
+            at least 0.1 of its summands' magnitudes): a pair that is noninvariant, not nearly conserved."""
+            rate = instantaneous_rate(risk, balance, theta[i])
+            return not same_pattern(pre[i], u, v) and float(rate.rate.abs() / rate.scale) >= 0.1
+
+        judged += judge_order(studies, balance.name, check_convergence_order_rejected, include=differs)["judged"]
+    assert judged > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma 3, Eq. (7): layers F, F' (Definition 7 as printed) conserve sum_F w^2 - sum_F' w^2
+# ---------------------------------------------------------------------------------------------
+
+LAYER_CORRECTION = (
+    "Definition 7's condition 2 ('(V, E minus F) is disconnected') replaced by: every input-to-output path "
+    "contains an edge of F (with condition 1, exactly one), which is what Lemma 3's proof double counts; "
+    "biases count as paths from the constant-1 input vertex."
+)
+
+
+def output_layer(network: DagNetwork) -> frozenset[int]:
+    """The in-edges of the output vertex: every input-to-output path ends with exactly one of them."""
+    return frozenset(network.in_edges[network.output])
+
+
+@st.composite
+def small_graphs(draw):
+    return draw(st.one_of(dag_networks(max_inputs=2, max_hidden=4, max_extra_in_edges=1),
+                          biased_mlps(max_width=2)))
+
+
+@L3
+@given(risks(small_graphs()))
+def test_printed_layers_conserve_only_when_they_cut_every_path(instance):
+    """Every F satisfying Definition 7's two printed conditions, against F' = the output's in-edges
+    (a layer that is also a path cut): path cuts conserve Eq. (7) to rounding, the rest are Lemma 3's
+    counterexamples where the rate is above rounding."""
+    risk, theta = instance
+    network = risk.network
+    graph = GraphLayers(network)
+    reference = output_layer(network)
+    assume(all(network.learnable[e] for e in reference))
+    layers = graph.printed_layers()
+    rates = layer_rates(risk, theta, layers, reference)
+    for layer, rate in zip(layers, rates):
+        cut = graph.is_path_cut(layer)
+        judge = check_conserved_rate if cut or float((rate.rate.abs() / rate.scale.clamp_min(1e-300))) <= rate.tolerance \
+            else check_conserved_rate_rejected
+        judge(rate.rate, rate.scale, rate.tolerance, layer=sorted(layer), path_cut=cut,
+              paths_missing=graph.paths_missing(layer))
+        TALLY["printed layers"] += 1
+        TALLY["path cuts" if cut else "not cuts"] += 1
+        TALLY["not cuts, rate above rounding"] += judge is check_conserved_rate_rejected
+    declare_verdict("verified-with-correction", correction=LAYER_CORRECTION)
+    record_note(
+        "Definition 7 as printed, enumerated on random DAGs (<= 2 inputs, <= 4 hidden vertices) and small "
+        "fully-connected networks with biases: every nonempty learnable F no path meets twice whose removal "
+        f"disconnects G, against F' = the output's in-edges. Running tally over the examples: {dict(TALLY)}. "
+        "Every path cut conserves to rounding; a printed layer that some input-output path misses does not "
+        "(unless the paths it misses carry no gradient), so Lemma 3 holds for the corrected definition."
+    )
+
+
+TALLY: dict[str, int] = {"printed layers": 0, "path cuts": 0, "not cuts": 0, "not cuts, rate above rounding": 0}
+
+
+@pytest.mark.claim("LJ22.L3", negative_control=True)
+@given(risks(small_graphs()))
+def test_edge_sets_meeting_a_path_twice_are_rejected(instance):
+    """Condition 1 violated: F = the output's in-edges plus one edge before them on a path (a path
+    meets F twice): Eq. (7) against the output's in-edges changes (leaky or linear paths carry signal)."""
+    risk, theta = instance
+    network = risk.network
+    reference = output_layer(network)
+    assume(all(network.learnable[e] for e in reference))
+    velocity = network.edge_weights(-risk.gradient(theta))
+    before = [e for e in range(network.n_edges) if e not in reference and network.learnable[e]
+              and velocity[e] != 0]  # an edge that moves (carries gradient)
+    assume(before)
+    (rate,) = layer_rates(risk, theta, [reference | {before[0]}], reference)
+    check_conserved_rate_rejected(rate.rate, rate.scale, rate.tolerance, layer=sorted(reference | {before[0]}))
+
+
+def lemma3_network() -> DagNetwork:
+    """[3, 4, 4, 1] ReLU with biases: F = W2 and the biases of layer 2 and the output (a path cut),
+    F' = W3 and the output bias (a path cut)."""
+    return mlp([3, 4, 4, 1], RELU, bias=True)
+
+
+def bias_edges(network: DagNetwork, targets) -> list[int]:
+    return [e for v in targets for e in network.in_edges[v] if network.edges[e][0] == network.bias_vertex]
+
+
+@L3
+def test_layer_balance_drift_shrinks_at_the_integrator_order():
+    network = lemma3_network()
+    layer2 = [v for v in range(network.n_vertices) if v in {network.edges[e][1] for row in network.matrices["W2"] for e in row}]
+    first = [e for row in network.matrices["W2"] for e in row] + bias_edges(network, layer2 + [network.output])
+    second = [e for row in network.matrices["W3"] for e in row] + bias_edges(network, [network.output])
+    graph = GraphLayers(network)
+    assert graph.is_path_cut(frozenset(first)) and graph.is_path_cut(frozenset(second))
+    risk, theta, flow = trajectory_batch(network, seed=13)
+    balance = layer_balance(first, second)
+    studies = order_studies(flow, theta, [balance])
+    record_note(f"Trajectories: {judge_order(studies, balance.name, check_convergence_order)}")
+
+
+@pytest.mark.claim("LJ22.L3", negative_control=True)
+def test_layer_balance_drift_of_a_printed_layer_missing_paths_is_rejected():
+    """A printed layer that is not a path cut: W2 and the biases of layer 2 without the output's bias
+    (paths bias -> output miss it); the same trajectories' drift does not shrink with the step."""
+    network = lemma3_network()
+    layer2 = sorted({network.edges[e][1] for row in network.matrices["W2"] for e in row})
+    first = frozenset([e for row in network.matrices["W2"] for e in row] + bias_edges(network, layer2))
+    second = [e for row in network.matrices["W3"] for e in row] + bias_edges(network, [network.output])
+    graph = GraphLayers(network)
+    assert not graph.is_path_cut(first)
+    risk, theta, flow = trajectory_batch(network, seed=13)
+    balance = layer_balance(sorted(first), second)
+    studies = order_studies(flow, theta, [balance])
+    judge_order(studies, balance.name, check_convergence_order_rejected,
+                printed_layer=graph.disconnects(first))
