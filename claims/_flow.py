@@ -106,6 +106,8 @@ class GradientFlow:
         return Monitor(kinked.reshape(theta.shape[0], -1) >= 0, theta > 0)
 
     def __call__(self, theta: torch.Tensor, monitor: Monitor | None = None) -> torch.Tensor:
+        if self.time_scale is not None and self.time_scale.shape != theta.shape[:1]:
+            raise ValueError(f"time_scale has shape {tuple(self.time_scale.shape)}, theta a batch of {theta.shape[0]}")
         gradient, kinked = self._velocity(theta)
         if monitor is not None:
             monitor.observe(kinked, theta)

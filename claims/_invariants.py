@@ -52,7 +52,8 @@ def vertex_balance(network: DagNetwork, vertex: int, left_out: Sequence[int] = (
     the sums, as a perturbed statement)."""
     inward = [e for e in network.in_edges[vertex] if e not in left_out]
     outward = [e for e in network.out_edges[vertex] if e not in left_out]
-    return Balance(f"Eq. (4) at vertex {vertex}", _squares(inward), _squares(outward))
+    without = f" without edges {tuple(sorted(left_out))}" if left_out else ""
+    return Balance(f"Eq. (4) at vertex {vertex}{without}", _squares(inward), _squares(outward))
 
 
 def twin_balance(network: DagNetwork, u: int, v: int) -> Balance:
@@ -236,6 +237,8 @@ def drift_study(
     previous: halving steps), every evaluation monitored, and keep every balance's terms."""
     if len(step_counts) < 2 or any(b != 2 * a for a, b in zip(step_counts, step_counts[1:])):
         raise ValueError(f"step counts must double (halving steps), not {list(step_counts)}")
+    if len({b.name for b in balances}) != len(balances):
+        raise ValueError("balances in one study need distinct names")
     network = flow.risk.network
     terms = {b.name: (_batched(b.plus, network), _batched(b.minus, network)) for b in balances}
     finals: dict[str, list[tuple[torch.Tensor, torch.Tensor]]] = {name: [] for name in terms}
@@ -370,3 +373,22 @@ def layer_rates(
     scales = membership.abs() @ (2 * magnitudes * absolute)
     tolerance = gamma(risk.gradient_rounding_depth() + network.n_edges + 2)
     return [Rate(rate, scale, tolerance) for rate, scale in zip(rates, scales)]
+
+
+def trajectory_instance(
+    network: DagNetwork, seed: int, batch: int = 16, n_examples: int = 6, candidates: int = 8, loss: str = "logistic",
+) -> tuple[Risk, torch.Tensor, GradientFlow]:
+    """A fixed trajectory instance: Gaussian data scaled into the unit ball (a ones column when the
+    network has biases), random labels +-1, and the ``batch`` of ``candidates * batch`` random
+    initializations (``random_parameters``) that ``smooth_flow`` keeps, each run to half its time
+    to a kink."""
+    generator = torch.Generator().manual_seed(seed)
+    d = network.n_inputs - (network.bias_vertex is not None)
+    x = torch.randn(n_examples, d, generator=generator, dtype=torch.float64)
+    x = x / x.norm(dim=1, keepdim=True).clamp_min(1.0)
+    if network.bias_vertex is not None:
+        x = torch.cat([x, torch.ones(n_examples, 1, dtype=torch.float64)], dim=1)
+    y = torch.where(torch.rand(n_examples, generator=generator) < 0.5, -1.0, 1.0).to(torch.float64)
+    risk = Risk(network, x, y, loss)
+    theta, flow = smooth_flow(risk, random_parameters(network, candidates * batch, seed + 1), batch)
+    return risk, theta, flow

@@ -34,7 +34,8 @@ def rounding_depth(network: DagNetwork, backward: bool = False) -> int:
     if backward:
         for v in range(network.output - 1, network.n_inputs - 1, -1):
             own = 1 + len(network.out_edges[v]) + network.is_leaky(v)
-            depth[v] = own + max(depth[network.edges[e][1]] for e in network.out_edges[v])
+            # A vertex without out-edges (a strided convolution's unused position) has sensitivity 0.
+            depth[v] = own + max((depth[network.edges[e][1]] for e in network.out_edges[v]), default=0)
         return max(depth)
     for v in range(network.n_inputs, network.n_vertices):
         own = 1 + len(network.in_edges[v]) + network.is_leaky(v)

@@ -351,7 +351,8 @@ def _order_fit(
     term_change) / ratio)."""
     hs, ds = _step_sizes(step_sizes, drifts, check)
     ds = [abs(d) for d in ds]
-    floors = [float(floor)] * len(hs) if isinstance(floor, (int, float)) else _floats(floor)
+    floors = _floats(floor)
+    floors = floors * len(hs) if len(floors) == 1 else floors
     _finite("floor", floors, check)
     if len(floors) != len(hs):
         raise ValueError(f"{check}: one floor per step size, or one for all")

@@ -13,7 +13,9 @@ import torch
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from claims._builders import Block, Conv, Dense, mlp, resnet, sequential
+from claims._builders import Block, Conv, Dense, mlp, resnet, sequential, with_bias_column
+from claims._invariants import random_parameters
+from claims._risk import LOSSES, Risk
 from claims._networks import LINEAR, RELU, DagNetwork
 from claims._paths import count_paths
 
@@ -303,3 +305,20 @@ def sequential_networks(
     network = sequential(input_shape, layers, bias)
     assume(network.n_edges <= max_edges)
     return network
+
+
+# LJ22 gradient-flow instances (claims._risk, claims._invariants)
+
+
+@st.composite
+def risk_instances(draw, networks, n_examples: int = 4):
+    """A risk on a drawn network (data in the unit ball, labels +-1, one of Assumption 3's losses)
+    and parameters bounded away from 0 (``random_parameters``)."""
+    network = draw(networks)
+    bias = network.bias_vertex is not None
+    x = draw(input_batches(network.n_inputs - bias, 1, n_examples, nonzero_rows=True))
+    if bias:
+        x = with_bias_column(x)
+    y = torch.tensor(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64)
+    risk = Risk(network, x, y, draw(st.sampled_from(sorted(LOSSES))))
+    return risk, random_parameters(network, 1, draw(st.integers(0, 2**32 - 1)))[0]

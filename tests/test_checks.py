@@ -37,9 +37,17 @@ from claims._evidence import (
 )
 from claims.checks import (
     check_close,
+    check_conserved_rate,
+    check_conserved_rate_rejected,
+    check_convergence_order,
+    check_convergence_order_rejected,
     check_exact,
     check_inequality,
     check_inequality_rejected,
+    check_nonzero_limit,
+    check_nonzero_limit_rejected,
+    check_nonzero_rate,
+    check_nonzero_rate_rejected,
     check_property,
     check_rejected,
 )
@@ -771,3 +779,555 @@ def test_check_property_rejected_records_a_counterexample_and_refuses_a_holding_
             check_property_rejected(True, "w/||w|| is defined at t = 1")
         with pytest.raises(TypeError):
             check_property_rejected([True], "a list is not a truth value")
+
+
+# --- dynamics: conserved rates, convergence orders and nonzero limits ----------------------------------
+
+HALVING = [1 / 8, 1 / 16, 1 / 32, 1 / 64]  # powers of 2: every drift below is exact in binary
+_f64 = partial(torch.tensor, dtype=torch.float64)
+
+
+def _power_law(order: int, constant: float = 1.0, limit: float = 0.0, steps=HALVING) -> list[float]:
+    """D(h) = limit + constant h^order at every step size."""
+    return [limit + constant * h**order for h in steps]
+
+
+# check_conserved_rate and its negative control
+
+
+def test_check_conserved_rate_holding_case_records_the_worst_relative_entry():
+    with collecting() as evidence:
+        error = check_conserved_rate(_f64([1e-17, -2e-17]), _f64([1.0, 0.5]), 1e-15, vertex=3)
+    assert error == 4e-17
+    assert (evidence.cases, evidence.degenerate, evidence.checks) == (1, 0, 1)
+    assert evidence.holding == Case(
+        4e-17,
+        1e-15,
+        {
+            "error_scale": "relative",
+            "evidence": "instantaneous rate",
+            "rate": -2e-17,
+            "rate_scale": 0.5,
+            "entries": 2,
+            "vertex": 3,
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    "rate, scale",
+    [
+        (0.5e-15, 0.5),
+        (np.float64(3e-16), np.array(1.0)),
+        ([0.0, 1e-16], [1.0, 1.0]),
+        (torch.zeros(2, 2), torch.ones(2, 2)),
+    ],
+    ids=["floats", "numpy", "lists", "matrix"],
+)
+def test_check_conserved_rate_accepts_every_container_and_the_bound_itself(rate, scale):
+    with collecting() as evidence:
+        check_conserved_rate(rate, scale, 1e-15)
+    assert evidence.cases == 1 and evidence.violating is None
+
+
+@pytest.mark.parametrize(
+    "rate, scale",
+    [
+        (math.nextafter(1e-15, 1.0), 1.0),
+        (1e-12, 1.0),
+        (_f64([0.0, 2e-15]), _f64([1.0, 1.0])),
+        (1e-300, 0.0),
+        (-1e-3, 1.0),
+    ],
+    ids=["one-ulp-above", "far-above", "one-entry-of-a-matrix", "zero-scale", "negative-rate"],
+)
+def test_check_conserved_rate_raises_above_the_bound(rate, scale):
+    with collecting() as evidence:
+        with pytest.raises(ClaimViolation, match="above the rounding bound"):
+            check_conserved_rate(rate, scale, 1e-15)
+    assert evidence.holding is None and evidence.violating.error > 1e-15
+
+
+def test_check_conserved_rate_all_zero_is_degenerate_and_a_zero_rate_alone_is_a_case():
+    with collecting() as evidence:
+        assert check_conserved_rate(torch.zeros(3), torch.zeros(3), 1e-15) == 0.0
+        assert check_conserved_rate(0.0, 0.0, 0.0) == 0.0
+    assert (evidence.cases, evidence.degenerate, evidence.checks) == (0, 2, 2)
+    with collecting() as evidence:
+        check_conserved_rate(torch.zeros(3), torch.tensor([0.0, 1.0, 2.0]), 1e-15)
+    assert (evidence.cases, evidence.degenerate) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda r, s: check_conserved_rate(r, s, 1e300),
+        lambda r, s: check_conserved_rate_rejected(r, s, 0.0),
+        lambda r, s: check_nonzero_rate(r, s, 0.0, 1.0),
+        lambda r, s: check_nonzero_rate_rejected(r, s, 1e300, 1.0),
+    ],
+    ids=["conserved", "conserved-rejected", "nonzero", "nonzero-rejected"],
+)
+@ARRAY_KINDS
+def test_rate_checks_never_pass_a_non_finite_rate_or_scale(check, kind):
+    for bad in (NAN, INF, -INF):
+        for side in ("rate", "scale"):
+            rate, scale = _with_bad_entry(kind, bad)  # the finite side is positive: a valid scale
+            if side == "scale":
+                rate, scale = scale, rate
+            with collecting() as evidence:
+                with pytest.raises(NonFiniteEvidence, match="non-finite"):
+                    check(rate, scale)
+            _nothing_recorded(evidence)
+
+
+@pytest.mark.parametrize(
+    "rate, scale, message",
+    [
+        (1e-17, -1.0, "never negative"),
+        ([1e-17, 0.0], [1.0], "entries"),
+        (torch.zeros(3), torch.ones(2), "entries"),
+    ],
+    ids=["negative-scale", "length", "tensor-length"],
+)
+def test_rate_checks_reject_malformed_scales(rate, scale, message):
+    for check in (check_conserved_rate, check_conserved_rate_rejected):
+        with collecting() as evidence:
+            with pytest.raises(ValueError, match=message):
+                check(rate, scale, 1e-15)
+        _nothing_recorded(evidence)
+
+
+@pytest.mark.parametrize("tolerance", [-1e-15, NAN, INF])
+def test_rate_checks_reject_an_invalid_tolerance(tolerance):
+    for check in (check_conserved_rate, check_conserved_rate_rejected):
+        with collecting() as evidence:
+            with pytest.raises(ValueError, match="tolerance must be finite and >= 0"):
+                check(0.0, 1.0, tolerance)
+        _nothing_recorded(evidence)
+
+
+def test_check_conserved_rate_rejected_passes_a_rate_above_the_bound():
+    with collecting() as evidence:
+        error = check_conserved_rate_rejected(_f64([1e-10]), _f64([2.0]), 1e-15, perturbed="bias")
+    assert error == 5e-11
+    assert evidence.violating.error == 5e-11 and evidence.violating.tolerance == 1e-15
+    assert evidence.violating.details["perturbed"] == "bias" and evidence.holding is None
+
+
+@pytest.mark.parametrize(
+    "rate, scale",
+    [(1e-15, 1.0), (0.0, 1.0), (0.0, 0.0), (torch.zeros(2), torch.zeros(2))],
+    ids=["at-the-bound", "zero-rate", "degenerate", "degenerate-tensor"],
+)
+def test_check_conserved_rate_rejected_raises_on_a_conserved_rate(rate, scale):
+    with collecting():
+        with pytest.raises(ClaimViolation, match="negative control accepted"):
+            check_conserved_rate_rejected(rate, scale, 1e-15)
+
+
+# check_nonzero_rate and its negative control
+
+
+def test_check_nonzero_rate_holds_above_factor_times_the_bound_and_records_the_shortfall():
+    with collecting() as evidence:
+        error = check_nonzero_rate(_f64([1e-10, 0.0]), _f64([1.0, 1.0]), 1e-15, 10.0)
+    assert error == 1e-10
+    case = evidence.holding
+    assert case.error == pytest.approx(1e-4, rel=1e-12) and case.tolerance == 1.0
+    assert case.details["relative_rate"] == 1e-10 and case.details["factor"] == 10.0
+    assert case.details["rounding_bound"] == 1e-15
+
+
+@pytest.mark.parametrize(
+    "rate, scale",
+    [(5e-15, 1.0), (1e-14, 1.0), (0.0, 1.0), (0.0, 0.0)],
+    ids=["below-factor", "at-factor", "zero", "degenerate"],
+)
+def test_check_nonzero_rate_raises_when_not_shown_nonzero(rate, scale):
+    with collecting() as evidence:
+        with pytest.raises(ClaimViolation, match="not shown nonzero"):
+            check_nonzero_rate(rate, scale, 1e-15, 10.0)
+    assert evidence.holding is None and evidence.violating.error >= 1.0
+
+
+def test_check_nonzero_rate_needs_a_factor_of_at_least_one():
+    with collecting() as evidence:
+        with pytest.raises(ValueError, match="factor"):
+            check_nonzero_rate(1.0, 1.0, 1e-15, 0.5)
+    _nothing_recorded(evidence)
+
+
+def test_check_nonzero_rate_rejected_passes_a_conserved_rate_and_raises_on_a_nonzero_one():
+    with collecting() as evidence:
+        check_nonzero_rate_rejected(1e-17, 1.0, 1e-15, 10.0)
+        check_nonzero_rate_rejected(0.0, 0.0, 1e-15, 10.0)
+    assert evidence.cases == 2 and evidence.holding is None
+    with collecting():
+        with pytest.raises(ClaimViolation, match="negative control accepted"):
+            check_nonzero_rate_rejected(1e-10, 1.0, 1e-15, 10.0)
+
+
+# check_convergence_order and its negative control
+
+
+def test_check_convergence_order_holds_on_exact_truncation_error_and_records_the_fit():
+    with collecting() as evidence:
+        error = check_convergence_order(
+            HALVING, _power_law(2), 2, band=0.2, term_change=1.0, ratio=0.01, study="euler"
+        )
+    assert error == pytest.approx((1 / 64) ** 2 / 0.01, rel=1e-12)  # the ratio term: the slope is exact
+    case = evidence.holding
+    assert case.error == error and case.tolerance == 1.0
+    details = case.details
+    assert details["slope"] == pytest.approx(2.0, abs=1e-12) and details["fitted_points"] == 4
+    assert details["relative_drift"] == (1 / 64) ** 2 and details["evidence"] == "convergence order"
+    assert details["step_sizes"] == HALVING and details["study"] == "euler"
+    assert (evidence.cases, evidence.degenerate) == (1, 0)
+
+
+def test_check_convergence_order_uses_the_magnitude_of_signed_drifts():
+    drifts = [d * s for d, s in zip(_power_law(1), [1, -1, 1, -1])]
+    with collecting():
+        assert check_convergence_order(torch.tensor(HALVING), torch.tensor(drifts), 1, 0.2, 1.0, 0.1) < 1.0
+
+
+@pytest.mark.parametrize(
+    "drifts, order, term_change, match",
+    [
+        (_power_law(1), 2, 1.0, "order 2: slope 1"),  # first-order drift judged at order 2: |1 - 2| / 0.2 = 5
+        (_power_law(3), 2, 1.0, "order 2: slope 3"),  # converging too fast is not order 2 either
+        ([0.3] * 4, 1, 1e3, "slope"),  # a drift that does not converge
+        (_power_law(2), 2, 1e-3, "drift/term change"),  # the terms barely moved: (1/64)^2 / 1e-3 / 0.01 = 24
+        (_power_law(2), 2, 0.0, "drift/term change"),  # the terms did not move at all
+    ],
+    ids=["slope-too-low", "slope-too-high", "constant", "terms-barely-moved", "terms-static"],
+)
+def test_check_convergence_order_raises_on_a_wrong_slope_or_a_large_relative_drift(
+    drifts, order, term_change, match
+):
+    with collecting() as evidence:
+        with pytest.raises(ClaimViolation, match=match):
+            check_convergence_order(HALVING, drifts, order, 0.2, term_change, 0.01)
+    assert evidence.holding is None and evidence.violating.error > 1.0
+
+
+def test_check_convergence_order_error_is_the_slope_deviation_over_the_band():
+    drifts = _power_law(1)
+    with collecting() as evidence:
+        with pytest.raises(ClaimViolation):
+            check_convergence_order(HALVING, drifts, 2, 0.2, 1e6, 0.01)
+    assert evidence.violating.error == pytest.approx(5.0, rel=1e-12)
+
+
+def test_check_convergence_order_fits_only_the_drifts_above_the_floor():
+    drifts = _power_law(2)[:3] + [1e-20]  # the finest drift is at rounding level
+    with collecting() as evidence:
+        check_convergence_order(HALVING, drifts, 2, 0.2, 1.0, 0.01, floor=1e-15)
+    assert evidence.holding.details["fitted_points"] == 3
+    assert evidence.holding.details["relative_drift"] == (1 / 32) ** 2  # the finest fitted drift
+    with collecting() as evidence:
+        check_convergence_order(HALVING, drifts, 2, 0.2, 1.0, 0.01, floor=[1e-15, 1e-15, 1e-15, 1e-15])
+    assert evidence.holding.details["fitted_points"] == 3
+
+
+@pytest.mark.parametrize(
+    "drifts, floor",
+    [([1e-15] * 4, 1e-13), ([1e-3, 1e-4, 1e-16, 1e-17], 1e-15), ([0.0] * 4, 0.0)],
+    ids=["all-below", "two-above", "zero-drift-of-moving-terms"],
+)
+def test_check_convergence_order_refuses_to_fit_drifts_below_the_floor(drifts, floor):
+    with collecting() as evidence:
+        with pytest.raises(ValueError, match="fewer than 3 drifts above the rounding floor"):
+            check_convergence_order(HALVING, drifts, 2, 0.2, 1.0, 0.01, floor=floor)
+    _nothing_recorded(evidence)
+
+
+def test_check_convergence_order_with_nothing_moving_is_degenerate():
+    with collecting() as evidence:
+        assert check_convergence_order(HALVING, [0.0] * 4, 2, 0.2, 0.0, 0.01) == 0.0
+        assert check_convergence_order(HALVING, [1e-17] * 4, 4, 0.3, 1e-17, 0.01, floor=1e-15) == 0.0
+    assert (evidence.cases, evidence.degenerate, evidence.checks) == (0, 2, 2)
+    assert evidence.holding is None
+
+
+def test_check_convergence_order_leaves_out_unusable_points_and_fits_the_finest():
+    steps = [1 / 4] + HALVING
+    drifts = [1.0] + _power_law(2)  # the coarsest drift is pre-asymptotic (1/16 on the power law)
+    with collecting():
+        with pytest.raises(ClaimViolation):
+            check_convergence_order(steps, drifts, 2, 0.2, 1.0, 0.01)
+    with collecting() as evidence:
+        check_convergence_order(steps, drifts, 2, 0.2, 1.0, 0.01, usable=[False, True, True, True, True])
+    assert evidence.holding.details["fitted_points"] == 4
+    assert evidence.holding.details["usable"] == [False, True, True, True, True]
+    with collecting() as evidence:
+        check_convergence_order(steps, drifts, 2, 0.2, 1.0, 0.01, fit_points=3)
+    assert evidence.holding.details["fitted_points"] == 3
+    assert evidence.holding.details["slope"] == pytest.approx(2.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "keywords, match",
+    [
+        ({"fit_points": 2}, "at least 3 points"),
+        ({"usable": [True, True]}, "one usable flag"),
+        ({"floor": [0.0, 0.0]}, "one floor per step size"),
+        ({"band": 0.0}, "band and ratio"),
+        ({"ratio": -1.0}, "band and ratio"),
+    ],
+    ids=["fit-points", "usable-length", "floor-length", "band", "ratio"],
+)
+def test_check_convergence_order_rejects_malformed_arguments(keywords, match):
+    arguments = {"band": 0.2, "term_change": 1.0, "ratio": 0.01} | keywords
+    for check in (check_convergence_order, check_convergence_order_rejected):
+        with collecting() as evidence:
+            with pytest.raises(ValueError, match=match):
+                check(HALVING, _power_law(2), 2, **arguments)
+        _nothing_recorded(evidence)
+
+
+def test_check_convergence_order_rejected_passes_a_drift_that_does_not_converge_at_the_order():
+    with collecting() as evidence:
+        error = check_convergence_order_rejected(
+            HALVING, [0.3] * 4, 1, 0.2, 1.0, 0.01, control="left-out edge"
+        )
+    assert error == pytest.approx(max(1 / 0.2, 0.3 / 0.01), rel=1e-9)
+    assert evidence.violating.details["control"] == "left-out edge" and evidence.holding is None
+
+
+@pytest.mark.parametrize(
+    "drifts, term_change",
+    [(_power_law(2), 1.0), ([0.0] * 4, 0.0)],
+    ids=["order-2", "degenerate"],
+)
+def test_check_convergence_order_rejected_raises_when_the_drift_is_truncation_error(drifts, term_change):
+    with collecting():
+        with pytest.raises(ClaimViolation, match="negative control accepted"):
+            check_convergence_order_rejected(HALVING, drifts, 2, 0.2, term_change, 0.01)
+
+
+# checks on halving step sizes: validation shared by the order and limit checks
+
+DRIFT_CHECKS = {
+    "convergence_order": (
+        lambda hs, ds, **kw: check_convergence_order(
+            hs, ds, 2, 0.2, kw.get("term", 1.0), 0.01, kw.get("floor", 0.0)
+        ),
+        _power_law(2),
+    ),
+    "convergence_order_rejected": (
+        lambda hs, ds, **kw: check_convergence_order_rejected(
+            hs, ds, 2, 0.2, kw.get("term", 1.0), 0.01, kw.get("floor", 0.0)
+        ),
+        _power_law(1),
+    ),
+    "nonzero_limit": (
+        lambda hs, ds, **kw: check_nonzero_limit(
+            hs, ds, 2, 1.5, kw.get("floor", 0.0), reference=kw.get("reference")
+        ),
+        _power_law(2, limit=0.5),
+    ),
+    "nonzero_limit_rejected": (
+        lambda hs, ds, **kw: check_nonzero_limit_rejected(hs, ds, 2, 1.5, kw.get("floor", 0.0)),
+        _power_law(2),
+    ),
+}
+"""Each check with drifts it accepts (so that only the non-finite entry or the bad step sizes decide)."""
+
+
+@pytest.mark.parametrize("check, drifts", DRIFT_CHECKS.values(), ids=DRIFT_CHECKS.keys())
+def test_drift_checks_accept_their_finite_case(check, drifts):
+    with collecting() as evidence:
+        check(HALVING, drifts, reference=0.5)
+    assert evidence.checks == 1
+
+
+@pytest.mark.parametrize("check, drifts", DRIFT_CHECKS.values(), ids=DRIFT_CHECKS.keys())
+@NON_FINITE
+@pytest.mark.parametrize("where", ["drift", "step size", "floor", "term change", "reference"])
+def test_drift_checks_never_pass_a_non_finite_input(check, drifts, bad, where):
+    hs, ds, keywords = list(HALVING), list(drifts), {}
+    if where == "drift":
+        ds[2] = bad
+    elif where == "step size":
+        hs[1] = bad
+    elif where == "floor":
+        keywords["floor"] = bad
+    elif where == "term change":
+        keywords["term"] = bad
+    else:
+        keywords["reference"] = bad
+    with collecting() as evidence:
+        try:
+            check(hs, ds, **keywords)
+        except NonFiniteEvidence as raised:
+            assert "non-finite" in str(raised)
+        else:  # only a check that does not take this input may pass
+            assert where in ("term change", "reference")
+            assert evidence.checks == 1
+            return
+    _nothing_recorded(evidence)
+
+
+@pytest.mark.parametrize("check, drifts", DRIFT_CHECKS.values(), ids=DRIFT_CHECKS.keys())
+@pytest.mark.parametrize(
+    "steps, match",
+    [
+        (HALVING[:3], "at least 4 step sizes"),
+        ([], "at least 4 step sizes"),
+        ([0.1, 0.05, 0.02, 0.01], "must halve"),
+        ([1 / 64, 1 / 32, 1 / 16, 1 / 8], "must halve"),  # doubling
+        ([1 / 8, 1 / 16, 1 / 16, 1 / 32], "must halve"),
+        ([-1 / 8, -1 / 16, -1 / 32, -1 / 64], "must halve"),  # negative steps halving
+        ([0.0] * 4, "must halve"),
+        (HALVING + [1 / 128], "5 step sizes, 4 drifts"),
+    ],
+    ids=["three", "none", "decimal", "doubling", "repeated", "negative", "zero", "length"],
+)
+def test_drift_checks_need_at_least_four_halving_step_sizes(check, drifts, steps, match):
+    with collecting() as evidence:
+        with pytest.raises(ValueError, match=match):
+            check(steps, drifts[: len(steps)] if len(steps) <= 4 else drifts)
+    _nothing_recorded(evidence)
+
+
+# check_nonzero_limit and its negative control
+
+
+def test_check_nonzero_limit_extrapolates_an_exact_power_law_to_its_limit():
+    drifts = _power_law(2, constant=2.0, limit=0.5)  # 0.5 + 2 h^2, exact in binary
+    with collecting() as evidence:
+        error = check_nonzero_limit(HALVING, drifts, 2, 10.0, claim="Eq. (4) perturbed")
+    details = evidence.holding.details
+    assert details["limit"] == 0.5  # Richardson is exact on D0 + C h^p
+    assert details["limit_error"] == 1 / 2048  # |D(h/2) - D(h)| / (2^2 - 1) at h = 1/32
+    assert details["successive_ratio"] == 4.0
+    assert error == 10.0 / 1024 and evidence.holding.error == error and evidence.holding.tolerance == 1.0
+    assert details["evidence"] == "nonzero limit" and details["claim"] == "Eq. (4) perturbed"
+
+
+@pytest.mark.parametrize("factor, holds", [(10.0, True), (1024.0, True), (1025.0, False), (1e6, False)])
+def test_check_nonzero_limit_holds_exactly_when_the_limit_exceeds_factor_times_its_error(factor, holds):
+    for sign in (1.0, -1.0):
+        drifts = [sign * d for d in _power_law(2, constant=2.0, limit=0.5)]
+        with collecting() as evidence:
+            if holds:
+                assert check_nonzero_limit(HALVING, drifts, 2, factor) == factor / 1024
+            else:
+                with pytest.raises(ClaimViolation, match="not shown nonzero"):
+                    check_nonzero_limit(HALVING, drifts, 2, factor)
+                assert evidence.violating.error == factor / 1024
+        assert (
+            evidence.to_builtin()["holding" if holds else "counterexample"]["details"]["limit"] == sign * 0.5
+        )
+
+
+def test_check_nonzero_limit_adds_the_floor_to_the_error_estimate():
+    drifts = _power_law(2, constant=2.0, limit=0.5)
+    with collecting() as evidence:
+        with pytest.raises(ClaimViolation):
+            check_nonzero_limit(HALVING, drifts, 2, 10.0, floor=0.05)  # 10 (1/2048 + 0.05) / 0.5 > 1
+    assert evidence.violating.details["limit_error"] == 1 / 2048 + 0.05
+
+
+@pytest.mark.parametrize(
+    "drifts",
+    [_power_law(2, constant=2.0), [0.0] * 4, _power_law(2, constant=1.0, limit=1e-4)],
+    ids=["limit-zero", "all-zero", "limit-below-its-error"],
+)
+def test_check_nonzero_limit_raises_on_a_vanishing_limit(drifts):
+    with collecting() as evidence:
+        with pytest.raises(ClaimViolation, match="not shown nonzero"):
+            check_nonzero_limit(HALVING, drifts, 2, 2.0)
+    assert evidence.holding is None and evidence.violating.error > 1.0
+
+
+@pytest.mark.parametrize(
+    "reference, reference_error, holds",
+    [
+        (0.5, None, True),
+        (0.5 + 1e-4, 0.0, True),
+        (0.5 + 1e-3, 0.0, False),
+        (0.5 + 1e-3, 1e-3, True),
+        (-0.5, 1e-9, False),
+        (0.0, 0.0, False),
+    ],
+    ids=["equal", "within-estimate", "outside-estimate", "within-reference-error", "opposite-sign", "zero"],
+)
+def test_check_nonzero_limit_needs_a_reference_to_agree(reference, reference_error, holds):
+    drifts = _power_law(2, constant=2.0, limit=0.5)
+    with collecting() as evidence:
+        if holds:
+            check_nonzero_limit(
+                HALVING, drifts, 2, 10.0, reference=reference, reference_error=reference_error
+            )
+        else:
+            with pytest.raises(ClaimViolation, match="reference"):
+                check_nonzero_limit(
+                    HALVING, drifts, 2, 10.0, reference=reference, reference_error=reference_error
+                )
+    case = evidence.holding if holds else evidence.violating
+    expected = abs(0.5 - reference) / (1 / 2048 + (reference_error or 0.0))
+    assert case.details["reference_disagreement"] == pytest.approx(expected, rel=1e-12)
+    assert case.error == pytest.approx(max(10.0 / 1024, expected), rel=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.5, 0.0, -2.0, NAN])
+def test_check_nonzero_limit_factor_must_exceed_one(factor):
+    for check in (check_nonzero_limit, check_nonzero_limit_rejected):
+        with collecting() as evidence:
+            with pytest.raises(ValueError, match="factor must exceed 1"):
+                check(HALVING, _power_law(2, limit=0.5), 2, factor)
+        _nothing_recorded(evidence)
+
+
+def test_check_nonzero_limit_rejected_passes_a_conserved_drift():
+    with collecting() as evidence:
+        assert (
+            check_nonzero_limit_rejected(HALVING, _power_law(2, constant=2.0), 2, 10.0, control="Eq. (4)")
+            == 1e300
+        )
+        error = check_nonzero_limit_rejected(HALVING, _power_law(2, constant=1.0, limit=1e-4), 2, 10.0)
+    assert error == pytest.approx(10 * (3 / 4096 / 3) / 1e-4, rel=1e-9)
+    assert evidence.cases == 2 and evidence.holding is None
+    assert evidence.to_builtin()["counterexample"]["details"]["evidence"] == "nonzero limit"
+
+
+def test_check_nonzero_limit_rejected_raises_on_a_nonzero_limit():
+    with collecting() as evidence:
+        with pytest.raises(ClaimViolation, match="negative control accepted"):
+            check_nonzero_limit_rejected(HALVING, _power_law(2, constant=2.0, limit=-0.5), 2, 10.0)
+    assert evidence.violating.details["limit"] == -0.5
+
+
+# outside a claim test
+
+DYNAMICS_OUTSIDE = {
+    "check_conserved_rate": lambda: check_conserved_rate(0.0, 1.0, 1e-15),
+    "check_conserved_rate_rejected": lambda: check_conserved_rate_rejected(1.0, 1.0, 1e-15),
+    "check_nonzero_rate": lambda: check_nonzero_rate(1.0, 1.0, 1e-15, 10.0),
+    "check_nonzero_rate_rejected": lambda: check_nonzero_rate_rejected(0.0, 1.0, 1e-15, 10.0),
+    "check_convergence_order": lambda: check_convergence_order(HALVING, _power_law(2), 2, 0.2, 1.0, 0.01),
+    "check_convergence_order_rejected": lambda: check_convergence_order_rejected(
+        HALVING, [1.0] * 4, 2, 0.2, 1.0, 0.01
+    ),
+    "check_nonzero_limit": lambda: check_nonzero_limit(HALVING, _power_law(2, limit=0.5), 2, 10.0),
+    "check_nonzero_limit_rejected": lambda: check_nonzero_limit_rejected(HALVING, _power_law(2), 2, 10.0),
+}
+
+
+@pytest.mark.parametrize("call", DYNAMICS_OUTSIDE.values(), ids=DYNAMICS_OUTSIDE.keys())
+def test_dynamics_checks_outside_a_claim_test_raise_outside_claim_test(call):
+    with pytest.raises(OutsideClaimTest, match="outside a claim test"):
+        call()
+
+
+# defects found and fixed
+
+
+@pytest.mark.parametrize("floor", [torch.tensor(1e-15), np.array(1e-15)], ids=["tensor-0d", "numpy-0d"])
+def test_check_convergence_order_takes_a_scalar_tensor_floor_for_all_steps(floor):
+    with collecting() as evidence:
+        check_convergence_order(HALVING, _power_law(2), 2, 0.2, 1.0, 0.01, floor=floor)
+    assert evidence.cases == 1

@@ -17,7 +17,7 @@ from claims import (
     declare_verdict,
     record_note,
 )
-from claims._builders import Block, mlp, sequential, with_bias_column
+from claims._builders import Block, mlp, sequential
 from claims._graph_layers import GraphLayers
 from claims._invariants import (
     instantaneous_rate,
@@ -25,14 +25,12 @@ from claims._invariants import (
     layer_balance,
     layer_rates,
     order_studies,
-    random_parameters,
-    smooth_flow,
+    trajectory_instance,
     twin_balance,
     vertex_balance,
 )
 from claims._networks import LINEAR, RELU, DagNetwork
-from claims._risk import LOSSES, Risk
-from claims.strategies import ACTIVATION_SLOPES, dag_networks, input_batches
+from claims.strategies import ACTIVATION_SLOPES, dag_networks, risk_instances as risks
 
 L2A = pytest.mark.claim("LJ22.L2a")
 L2B = pytest.mark.claim("LJ22.L2b")
@@ -49,41 +47,12 @@ def biased_mlps(draw, slopes=ACTIVATION_SLOPES, max_width: int = 4):
     return mlp(widths, draw(slopes), bias=True)
 
 
-@st.composite
-def risks(draw, networks, n_examples: int = 4):
-    """A risk on a drawn network (data in the unit ball, labels +-1, one of Assumption 3's losses)
-    and parameters bounded away from 0 (``random_parameters``)."""
-    network = draw(networks)
-    bias = network.bias_vertex is not None
-    x = draw(input_batches(network.n_inputs - bias, 1, n_examples, nonzero_rows=True))
-    if bias:
-        x = with_bias_column(x)
-    y = torch.tensor(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64)
-    risk = Risk(network, x, y, draw(st.sampled_from(sorted(LOSSES))))
-    return risk, random_parameters(network, 1, draw(st.integers(0, 2**32 - 1)))[0]
-
-
 def all_learnable(network: DagNetwork, vertex: int) -> bool:
     return all(network.learnable[e] for e in network.in_edges[vertex] + network.out_edges[vertex])
 
 
 def hidden_vertices(network: DagNetwork) -> range:
     return range(network.n_inputs, network.output)
-
-
-def trajectory_batch(network: DagNetwork, seed: int, batch: int = 16, n_examples: int = 6):
-    """A fixed trajectory instance: Gaussian data in the unit ball (a ones column with biases),
-    random labels, logistic loss, ``batch`` initializations, each run to half its time to a kink."""
-    generator = torch.Generator().manual_seed(seed)
-    d = network.n_inputs - (network.bias_vertex is not None)
-    x = torch.randn(n_examples, d, generator=generator, dtype=torch.float64)
-    x = x / x.norm(dim=1, keepdim=True).clamp_min(1.0)
-    if network.bias_vertex is not None:
-        x = with_bias_column(x)
-    y = torch.where(torch.rand(n_examples, generator=generator) < 0.5, -1.0, 1.0).to(torch.float64)
-    risk = Risk(network, x, y)
-    theta, flow = smooth_flow(risk, random_parameters(network, 8 * batch, seed + 1), batch)
-    return risk, theta, flow
 
 
 def order_note(tallies: dict[str, dict[str, int]], studies) -> str:
@@ -161,7 +130,7 @@ TRAJECTORY_NETWORKS = {
 @pytest.mark.parametrize("architecture", sorted(TRAJECTORY_NETWORKS))
 def test_vertex_balance_drift_shrinks_at_the_integrator_order(architecture):
     network = TRAJECTORY_NETWORKS[architecture]()
-    risk, theta, flow = trajectory_batch(network, seed=7)
+    risk, theta, flow = trajectory_instance(network, seed=7)
     balances = [vertex_balance(network, v) for v in hidden_vertices(network)]
     studies = order_studies(flow, theta, balances)
     tallies = {b.name: judge_order(studies, b.name, check_convergence_order, architecture=architecture)
@@ -174,7 +143,7 @@ def test_vertex_balance_drift_shrinks_at_the_integrator_order(architecture):
 @pytest.mark.claim("LJ22.L2a", negative_control=True)
 def test_vertex_balance_drift_without_its_bias_is_rejected():
     network = mlp([3, 4, 4, 1], LEAKY, bias=True)
-    risk, theta, flow = trajectory_batch(network, seed=7)
+    risk, theta, flow = trajectory_instance(network, seed=7)
     balances = [
         vertex_balance(network, v, [e for e in network.in_edges[v] if network.edges[e][0] == network.bias_vertex])
         for v in hidden_vertices(network)
@@ -241,7 +210,7 @@ def test_twin_balance_with_different_patterns_is_rejected(instance):
 @L2B
 def test_twin_balance_drift_shrinks_at_the_integrator_order():
     network = mlp([3, 4, 4, 1], RELU, bias=True)
-    risk, theta, flow = trajectory_batch(network, seed=11)
+    risk, theta, flow = trajectory_instance(network, seed=11)
     pairs = twin_pairs(network)
     balances = {pair: twin_balance(network, *pair) for pair in pairs}
     studies = order_studies(flow, theta, list(balances.values()))
@@ -258,7 +227,7 @@ def test_twin_balance_drift_shrinks_at_the_integrator_order():
 @pytest.mark.claim("LJ22.L2b", negative_control=True)
 def test_twin_balance_drift_with_different_patterns_is_rejected():
     network = mlp([3, 4, 4, 1], RELU, bias=True)
-    risk, theta, flow = trajectory_batch(network, seed=11)
+    risk, theta, flow = trajectory_instance(network, seed=11)
     balances = {pair: twin_balance(network, *pair) for pair in twin_pairs(network)}
     studies = order_studies(flow, theta, list(balances.values()))
     pre = [patterns(risk, t) for t in theta]
@@ -366,7 +335,7 @@ def test_layer_balance_drift_shrinks_at_the_integrator_order():
     second = [e for row in network.matrices["W3"] for e in row] + bias_edges(network, [network.output])
     graph = GraphLayers(network)
     assert graph.is_path_cut(frozenset(first)) and graph.is_path_cut(frozenset(second))
-    risk, theta, flow = trajectory_batch(network, seed=13)
+    risk, theta, flow = trajectory_instance(network, seed=13)
     balance = layer_balance(first, second)
     studies = order_studies(flow, theta, [balance])
     record_note(f"Trajectories: {judge_order(studies, balance.name, check_convergence_order)}")
@@ -382,7 +351,7 @@ def test_layer_balance_drift_of_a_printed_layer_missing_paths_is_rejected():
     second = [e for row in network.matrices["W3"] for e in row] + bias_edges(network, [network.output])
     graph = GraphLayers(network)
     assert not graph.is_path_cut(first)
-    risk, theta, flow = trajectory_batch(network, seed=13)
+    risk, theta, flow = trajectory_instance(network, seed=13)
     balance = layer_balance(sorted(first), second)
     studies = order_studies(flow, theta, [balance])
     judge_order(studies, balance.name, check_convergence_order_rejected,
