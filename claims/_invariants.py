@@ -19,7 +19,9 @@ from torch.func import jvp, vmap
 from claims._flow import EULER, RK4, ExplicitRungeKutta, GradientFlow, integrate
 from claims._networks import DagNetwork
 from claims._numerics import EPS, gamma
+from claims._profiles import trajectory_factor
 from claims._risk import Risk
+from claims.checks import fit_selection, log_log_fit
 
 Term = Callable[[torch.Tensor], torch.Tensor]
 
@@ -320,8 +322,9 @@ def judge_order(
     changed: outside Assumption 1 and outside the order argument), as static (nothing moved above
     rounding) or as not asymptotic (fewer than 3 drifts in the asymptotic regime). ``include`` selects the
     trajectories inside the claim's other hypotheses (e.g. equal activation patterns), ``keep`` the
-    submatrix of a matrix Q per trajectory."""
-    tally = {"judged": 0, "not smooth": 0, "static": 0, "not asymptotic": 0}
+    submatrix of a matrix Q per trajectory. The tally also gives each integrator's range of fitted
+    slopes (``euler slope range``, ``rk4 slope range``)."""
+    tally: dict = {"judged": 0, "not smooth": 0, "static": 0, "not asymptotic": 0}
     for study in studies:
         for index in range(study.smooth.shape[0]):
             if not include(index):
@@ -336,12 +339,18 @@ def judge_order(
             if sum(evidence["usable"]) < FIT_POINTS:
                 tally["not asymptotic"] += 1  # fewer than 3 drifts in the asymptotic regime: no order to fit
                 continue
+            fit = fit_selection(evidence["step_sizes"], evidence["drifts"], evidence["floors"], evidence["usable"],
+                                FIT_POINTS)
+            tally.setdefault(f"{study.method} slopes", []).append(round(float(log_log_fit(fit).slope), 3))
             check(
                 evidence.pop("step_sizes"), evidence.pop("drifts"), evidence.pop("order"), SLOPE_BAND,
                 evidence.pop("term_change"), DRIFT_RATIO, evidence.pop("floors"), fit_points=FIT_POINTS, trajectory=index,
                 balance=name, **evidence, **details,
             )
             tally["judged"] += 1
+    for key in [k for k in tally if k.endswith("slopes")]:
+        slopes = sorted(tally.pop(key))
+        tally[key.replace("slopes", "slope range")] = [slopes[0], slopes[-1]]
     return tally
 
 
@@ -381,7 +390,9 @@ def trajectory_instance(
     """A fixed trajectory instance: Gaussian data scaled into the unit ball (a ones column when the
     network has biases), random labels +-1, and the ``batch`` of ``candidates * batch`` random
     initializations (``random_parameters``) that ``smooth_flow`` keeps, each run to half its time
-    to a kink."""
+    to a kink. The profile scales the batch (``claims._profiles.trajectory_factor``: 4 times under
+    ``nightly``)."""
+    batch *= trajectory_factor()
     generator = torch.Generator().manual_seed(seed)
     d = network.n_inputs - (network.bias_vertex is not None)
     x = torch.randn(n_examples, d, generator=generator, dtype=torch.float64)
@@ -392,3 +403,16 @@ def trajectory_instance(
     risk = Risk(network, x, y, loss)
     theta, flow = smooth_flow(risk, random_parameters(network, candidates * batch, seed + 1), batch)
     return risk, theta, flow
+
+
+def combined_tally(tallies: Sequence[dict]) -> dict:
+    """Several ``judge_order`` tallies as one: counts added, slope ranges joined."""
+    total: dict = {}
+    for tally in tallies:
+        for key, value in tally.items():
+            if key.endswith("slope range"):
+                low, high = total.get(key, value)
+                total[key] = [min(low, value[0]), max(high, value[1])]
+            else:
+                total[key] = total.get(key, 0) + value
+    return total

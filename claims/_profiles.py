@@ -22,3 +22,17 @@ PROFILES = ("dev", "ci", "nightly")
 def default_profile() -> str:
     """``ci`` when the CI variable says so (CI=true, as CI services set it), else ``dev``."""
     return "ci" if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes") else "dev"
+
+TRAJECTORY_FACTOR = {"dev": 1, "ci": 1, "nightly": 4}
+"""How many times more gradient-flow trajectories a dynamics claim integrates under each profile."""
+_active = {"profile": "dev"}
+
+
+def activate(profile: str) -> None:
+    """Record the session's profile (the plugin calls this after loading it)."""
+    _active["profile"] = profile
+
+
+def trajectory_factor() -> int:
+    """``TRAJECTORY_FACTOR`` of the active profile."""
+    return TRAJECTORY_FACTOR[_active["profile"]]

@@ -342,6 +342,24 @@ def _step_sizes(step_sizes: Sequence[float], values: Sequence[float], check: str
     return hs, vs
 
 
+def fit_selection(
+    step_sizes: Sequence[float], drifts: Sequence[float], floors: Sequence[float], usable: Sequence[bool],
+    fit_points: int | None,
+) -> list[tuple[float, float]]:
+    """The (h, |drift|) pairs a convergence-order fit uses: above the rounding floor, usable (in the
+    asymptotic regime), the finest ``fit_points`` of them if given."""
+    fitted = [(h, abs(d)) for h, d, f, u in zip(step_sizes, drifts, floors, usable) if abs(d) > f and u]
+    return fitted if fit_points is None else fitted[-fit_points:]
+
+
+def log_log_fit(points: Sequence[tuple[float, float]]) -> Any:
+    """Least-squares line through (log h, log drift): ``scipy.stats.linregress``'s result (slope,
+    stderr, ...)."""
+    from scipy.stats import linregress
+
+    return linregress([math.log(h) for h, _ in points], [math.log(d) for _, d in points])
+
+
 def _order_fit(
     step_sizes: Sequence[float], drifts: Sequence[float], order: int, band: float, term_change: float,
     ratio: float, floor: Sequence[float] | float, fit_points: int | None, usable: Sequence[bool] | None, check: str,
@@ -363,11 +381,9 @@ def _order_fit(
     usable = [True] * len(hs) if usable is None else [bool(u) for u in usable]
     if len(usable) != len(hs):
         raise ValueError(f"{check}: one usable flag per step size")
-    fitted = [(h, d) for h, d, f, u in zip(hs, ds, floors, usable) if d > f and u]
-    if fit_points is not None:
-        if fit_points < 3:
-            raise ValueError(f"{check}: a slope and its standard error need at least 3 points")
-        fitted = fitted[-fit_points:]
+    if fit_points is not None and fit_points < 3:
+        raise ValueError(f"{check}: a slope and its standard error need at least 3 points")
+    fitted = fit_selection(hs, ds, floors, usable, fit_points)
     numbers: dict[str, Any] = dict(
         order=order, band=band, ratio=ratio, step_sizes=hs, drifts=ds, floors=floors, term_change=term_change,
         fitted_points=len(fitted), usable=usable, evidence="convergence order",
@@ -379,9 +395,7 @@ def _order_fit(
         # The drift is at rounding level at (nearly) every step: no order to fit, and nothing
         # distinguishes the quantity from a conserved one; the caller's step sizes are too small.
         raise ValueError(f"{check}: fewer than 3 drifts above the rounding floor ({ds} vs {floors}); use larger steps")
-    from scipy.stats import linregress
-
-    fit = linregress([math.log(h) for h, _ in fitted], [math.log(d) for _, d in fitted])
+    fit = log_log_fit(fitted)
     relative_drift = fitted[-1][1] / term_change if term_change > 0 else math.inf
     numbers.update(slope=float(fit.slope), slope_stderr=float(fit.stderr), relative_drift=min(relative_drift, 1e300))
     error = max(abs(fit.slope - order) / band, relative_drift / ratio)

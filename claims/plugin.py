@@ -141,6 +141,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"--hypothesis-profile={profile}: not a profile of this suite; one of {', '.join(_profiles.PROFILES)}"
         )
     settings.load_profile(profile)
+    _profiles.activate(profile)
     if worker:
         config.option.hypothesis_seed = config.workerinput[SEED]
         _limit_threads()

@@ -85,8 +85,6 @@ def instantaneous_test(claim):
         risk, theta = instance
         case = case_of(risk.network)
         assume(judge_theorem1(risk, theta, case, check_conserved_rate) > 0)
-        if claim == "LJ22.T1.6":
-            declare_verdict("verified-with-correction", correction=CASE_6_CORRECTION)
         record_note(
             f"Eq. (6) for {', '.join(CASES[claim])}: drawn 1-D and 2-D architectures (strides 1-2, padding "
             "0-1, 1-3 channels, linear or ReLU layers; blocks of every kind for case 3), all three losses; the "
@@ -180,8 +178,6 @@ def test_theorem1_drift_shrinks_at_the_integrator_order(claim):
                         include=lambda i: bool(actives[i]), case=case)
     assert tally["judged"] > 0, tally
     record_note(f"Trajectories ({case}, active submatrix of each, Euler and RK4): {tally}")
-    if claim == "LJ22.T1.6":
-        declare_verdict("verified-with-correction", correction=CASE_6_CORRECTION)
 
 
 # ---------------------------------------------------------------------------------------------
