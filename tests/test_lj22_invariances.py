@@ -60,7 +60,7 @@ def order_note(what: str, tally: dict) -> str:
     return (
         f"Trajectories ({what}; 16 of 128 random initializations, those moving farthest before half their "
         "first-order time to a kink or sign change; Euler h = 1/16..1/128 and RK4 h = 1/4..1/64 of that horizon, "
-        f"every evaluation monitored; slope fitted on the 3 finest asymptotic drifts, band 0.3): {tally}"
+        f"every evaluation monitored; slope fitted on the 3 finest asymptotic drifts, band 0.5): {tally}"
     )
 
 
@@ -198,9 +198,22 @@ def test_twin_balance_rate_is_zero(instance):
 @pytest.mark.claim("LJ22.L2b", negative_control=True)
 @given(risks(biased_mlps(st.sampled_from([RELU, LEAKY]))))
 def test_twin_balance_with_different_patterns_is_rejected(instance):
+    """Twins whose patterns differ on an example where one of them passes a signal on (its sum of
+    out-weights times the targets' sensitivities is nonzero): Eq. (5)'s rate is that example's."""
     risk, theta = instance
+    network = risk.network
+    weights = network.edge_weights(theta)
     pre = patterns(risk, theta)
-    pairs = [(u, v) for u, v in twin_pairs(risk.network) if not same_pattern(pre, u, v)]
+    sensitivity = network.output_sensitivities(weights, pre)
+
+    def passes_on(u):  # sum_b w_ub d nu / d pre_b, per example
+        return sum(weights[e] * sensitivity[:, network.edges[e][1]] for e in network.out_edges[u])
+
+    def differs_with_signal(u, v):
+        differ = (pre[:, u] >= 0) != (pre[:, v] >= 0)
+        return bool((differ & ((passes_on(u) != 0) | (passes_on(v) != 0))).any())
+
+    pairs = [(u, v) for u, v in twin_pairs(network) if differs_with_signal(u, v)]
     assume(pairs)
     for u, v in pairs:
         judge_twin_balance(risk, theta, u, v, check_conserved_rate_rejected)
@@ -264,38 +277,42 @@ def small_graphs(draw):
 
 
 @L3
-@given(risks(small_graphs()))
-def test_printed_layers_conserve_only_when_they_cut_every_path(instance):
+def test_printed_layers_conserve_only_when_they_cut_every_path():
     """Every F satisfying Definition 7's two printed conditions, against F' = the output's in-edges
     (a layer that is also a path cut): path cuts conserve Eq. (7) to rounding, the rest are Lemma 3's
     counterexamples where the rate is above rounding."""
-    risk, theta = instance
-    network = risk.network
-    graph = GraphLayers(network)
-    reference = output_layer(network)
-    assume(all(network.learnable[e] for e in reference))
-    layers = graph.printed_layers()
-    rates = layer_rates(risk, theta, layers, reference)
-    for layer, rate in zip(layers, rates):
-        cut = graph.is_path_cut(layer)
-        judge = check_conserved_rate if cut or float((rate.rate.abs() / rate.scale.clamp_min(1e-300))) <= rate.tolerance \
-            else check_conserved_rate_rejected
-        judge(rate.rate, rate.scale, rate.tolerance, layer=sorted(layer), path_cut=cut,
-              paths_missing=graph.paths_missing(layer))
-        TALLY["printed layers"] += 1
-        TALLY["path cuts" if cut else "not cuts"] += 1
-        TALLY["not cuts, rate above rounding"] += judge is check_conserved_rate_rejected
+    tally = {"printed layers": 0, "path cuts": 0, "not cuts": 0, "not cuts, rate above rounding": 0}
+
+    @given(risks(small_graphs()))
+    def run(instance):
+        risk, theta = instance
+        network = risk.network
+        graph = GraphLayers(network)
+        reference = output_layer(network)
+        assume(all(network.learnable[e] for e in reference))
+        layers = graph.printed_layers()
+        for layer, rate in zip(layers, layer_rates(risk, theta, layers, reference)):
+            cut = graph.is_path_cut(layer)
+            moves = float((rate.rate.abs() / rate.scale.clamp_min(1e-300))) > rate.tolerance
+            # A path cut is judged by the lemma; a printed layer that is not one is a counterexample
+            # where its rate is above rounding (the paths it misses may carry no gradient).
+            judge = check_conserved_rate_rejected if moves and not cut else check_conserved_rate
+            judge(rate.rate, rate.scale, rate.tolerance, layer=sorted(layer), path_cut=cut,
+                  paths_missing=graph.paths_missing(layer))
+            tally["printed layers"] += 1
+            tally["path cuts" if cut else "not cuts"] += 1
+            tally["not cuts, rate above rounding"] += moves and not cut
+
+    run()
+    assert tally["not cuts, rate above rounding"] > 0, tally
     declare_verdict("verified-with-correction", correction=LAYER_CORRECTION)
     record_note(
         "Definition 7 as printed, enumerated on random DAGs (<= 2 inputs, <= 4 hidden vertices) and small "
         "fully-connected networks with biases: every nonempty learnable F no path meets twice whose removal "
-        f"disconnects G, against F' = the output's in-edges. Running tally over the examples: {dict(TALLY)}. "
-        "Every path cut conserves to rounding; a printed layer that some input-output path misses does not "
-        "(unless the paths it misses carry no gradient), so Lemma 3 holds for the corrected definition."
+        f"disconnects G, against F' = the output's in-edges. Over the examples: {tally}. Every path cut "
+        "conserves to rounding; printed layers that some input-output path misses do not, wherever those "
+        "paths carry gradient. Lemma 3 holds for the corrected definition."
     )
-
-
-TALLY: dict[str, int] = {"printed layers": 0, "path cuts": 0, "not cuts": 0, "not cuts, rate above rounding": 0}
 
 
 @pytest.mark.claim("LJ22.L3", negative_control=True)

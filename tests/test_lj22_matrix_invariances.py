@@ -21,7 +21,7 @@ from claims import (
     record_note,
 )
 from claims._builders import Block, Conv, Dense, NetworkBuilder, sequential
-from claims._flow import RK4, reference_solution
+from claims._flow import RK4, GradientFlow, reference_solution
 from claims._invariants import (
     drift_study,
     gram_balance,
@@ -263,9 +263,6 @@ def lemma4_drifts(case, slope, seed=19):
     pair = theorem1_pair(network, case)
     full = gram_balance(f"Eq. (6) {case}", pair.first, pair.second)
     study = drift_study(flow, theta, [full], 1.0, (4, 8, 16, 32), RK4)
-    # The adaptive reference is a cross-check where it completes; it is stopped (and its message
-    # kept) when its steps collapse, which signals a kink that the fixed-step monitor may step over.
-    reference = reference_solution(flow, theta, 1.0, max_evaluations=5_000)
     results = []
     for i in range(theta.shape[0]):
         pre = risk.with_preactivations(theta[i])[1]
@@ -273,9 +270,13 @@ def lemma4_drifts(case, slope, seed=19):
         if indices is None or not bool(study.smooth[i]):
             continue
         u, v = indices
+        # The adaptive reference, trajectory by trajectory, is a cross-check where it completes; it is
+        # stopped (and its message kept) when its steps collapse, which signals a kink.
+        reference = reference_solution(GradientFlow(risk, flow.time_scale[i:i + 1]), theta[i:i + 1], 1.0,
+                                       max_evaluations=2_000)
         drifts = study.drifts(full.name, i, [u, v])[:, 0, 1]
         q0 = full(network.edge_weights(theta[i]))[u, v]
-        q_ref = full(network.edge_weights(reference.theta[i]))[u, v] if reference.completed else None
+        q_ref = full(network.edge_weights(reference.theta[0]))[u, v] if reference.completed else None
         evidence = study.evidence(full.name, i, [u, v])
         size = float(full.plus(network.edge_weights(theta[i])).abs().max() + full.minus(network.edge_weights(theta[i])).abs().max())
         results.append(dict(
@@ -304,7 +305,8 @@ def test_eq6_drift_has_a_nonzero_limit_with_mixed_patterns(case):
     record_note(
         f"{case}: {len(results)} smooth trajectories (RK4, 4 halving steps, pattern monitored), the signed drift "
         "of the (u, v) entry extrapolated (Richardson) to a limit 100 times its error estimate, agreeing with "
-        f"DOP853 (rtol 1e-12) where it completed: {results[0]['reference_status']}"
+        "DOP853 (rtol 1e-12) where it completed: "
+        f"{sum(r['reference'] is not None for r in results)} of {len(results)} references completed."
     )
 
 
