@@ -451,9 +451,11 @@ def _richardson(
     step_sizes: Sequence[float], drifts: Sequence[float], order: int, factor: float,
     floor: float, reference: float | None, reference_error: float | None, check: str,
 ) -> tuple[float, dict[str, Any]]:
-    """Richardson extrapolation of the signed drift D(h) = D0 + C h^p + ... from the two smallest
-    steps: D0 = D(h/2) + (D(h/2) - D(h)) / (2^p - 1), estimated error |D(h/2) - D(h)| / (2^p - 1)
-    plus the rounding ``floor``. Error = factor * estimate / |D0| (a limit shown nonzero at <= 1),
+    """Richardson extrapolation of the signed drift D(h) = D0 + C h^p + C' h^(p+1) + ...: from each
+    pair of consecutive steps R(h) = D(h/2) + (D(h/2) - D(h)) / (2^p - 1) = D0 + O(h^(p+1)); the limit
+    is R at the two smallest steps and its error estimate the whole change of R between the last two
+    pairs, |R(h) - R(2h)| (a conservative bound on the next levels), plus the rounding ``floor``. For a
+    conserved quantity R is O(h^(p+1)), so |R(h)| is a fraction 1 / (2^(p+1) - 1) of that estimate. Error = factor * estimate / |D0| (a limit shown nonzero at <= 1),
     and, given a ``reference`` drift (an adaptive solution, within ``reference_error``), the
     extrapolated limit must agree with it: error >= (|D0 - reference| / (estimate + reference_error))."""
     hs, ds = _step_sizes(step_sizes, drifts, check)
@@ -463,7 +465,8 @@ def _richardson(
         raise ValueError(f"{check}: the factor must exceed 1")
     weight = 2.0**order - 1
     limit = ds[-1] + (ds[-1] - ds[-2]) / weight
-    estimate = abs(ds[-1] - ds[-2]) / weight + floor
+    coarser = ds[-2] + (ds[-2] - ds[-3]) / weight
+    estimate = abs(limit - coarser) + floor
     numbers: dict[str, Any] = dict(
         order=order, factor=factor, step_sizes=hs, drifts=ds, limit=limit, limit_error=estimate, floor=floor,
         evidence="nonzero limit",

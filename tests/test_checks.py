@@ -1195,45 +1195,71 @@ def test_drift_checks_need_at_least_four_halving_step_sizes(check, drifts, steps
 # check_nonzero_limit and its negative control
 
 
+def _two_terms(limit: float, order: int = 2, constant: float = 2.0, following: float = 4.0) -> list[float]:
+    """D(h) = limit + constant h^order + following h^(order + 1): exact in binary on HALVING."""
+    return [limit + constant * h**order + following * h ** (order + 1) for h in HALVING]
+
+
+def _richardson_numbers(drifts: list[float], order: int) -> tuple[float, float]:
+    """The limit (Richardson at the two smallest steps) and its error estimate (the next level)."""
+    weight = 2.0**order - 1
+    fine = drifts[-1] + (drifts[-1] - drifts[-2]) / weight
+    coarse = drifts[-2] + (drifts[-2] - drifts[-3]) / weight
+    return fine, abs(fine - coarse)
+
+
 def test_check_nonzero_limit_extrapolates_an_exact_power_law_to_its_limit():
-    drifts = _power_law(2, constant=2.0, limit=0.5)  # 0.5 + 2 h^2, exact in binary
+    drifts = _power_law(2, constant=2.0, limit=0.5)  # 0.5 + 2 h^2: Richardson is exact, estimate 0
     with collecting() as evidence:
         error = check_nonzero_limit(HALVING, drifts, 2, 10.0, claim="Eq. (4) perturbed")
     details = evidence.holding.details
-    assert details["limit"] == 0.5  # Richardson is exact on D0 + C h^p
-    assert details["limit_error"] == 1 / 2048  # |D(h/2) - D(h)| / (2^2 - 1) at h = 1/32
+    assert details["limit"] == 0.5 and details["limit_error"] == 0.0
     assert details["successive_ratio"] == 4.0
-    assert error == 10.0 / 1024 and evidence.holding.error == error and evidence.holding.tolerance == 1.0
+    assert error == 0.0 and evidence.holding.tolerance == 1.0
     assert details["evidence"] == "nonzero limit" and details["claim"] == "Eq. (4) perturbed"
 
 
-@pytest.mark.parametrize("factor, holds", [(10.0, True), (1024.0, True), (1025.0, False), (1e6, False)])
-def test_check_nonzero_limit_holds_exactly_when_the_limit_exceeds_factor_times_its_error(factor, holds):
+def test_check_nonzero_limit_estimates_the_error_from_the_next_order():
+    drifts = _two_terms(0.5)
+    limit, estimate = _richardson_numbers(drifts, 2)
+    with collecting() as evidence:
+        error = check_nonzero_limit(HALVING, drifts, 2, 10.0)
+    details = evidence.holding.details
+    assert details["limit"] == limit and details["limit_error"] == estimate and estimate > 0
+    assert abs(limit - 0.5) <= 2 * estimate  # the estimate covers the true error of the limit
+    assert error == pytest.approx(10.0 * estimate / abs(limit), rel=1e-12)
+
+
+@pytest.mark.parametrize("scale, holds", [(0.1, True), (0.9, True), (1.1, False), (100.0, False)])
+def test_check_nonzero_limit_holds_exactly_when_the_limit_exceeds_factor_times_its_error(scale, holds):
+    drifts = _two_terms(0.5)
+    limit, estimate = _richardson_numbers(drifts, 2)
+    factor = scale * abs(limit) / estimate  # factor * estimate / |limit| = scale
     for sign in (1.0, -1.0):
-        drifts = [sign * d for d in _power_law(2, constant=2.0, limit=0.5)]
+        signed = [sign * d for d in drifts]
         with collecting() as evidence:
             if holds:
-                assert check_nonzero_limit(HALVING, drifts, 2, factor) == factor / 1024
+                assert check_nonzero_limit(HALVING, signed, 2, factor) == pytest.approx(scale, rel=1e-12)
             else:
                 with pytest.raises(ClaimViolation, match="not shown nonzero"):
-                    check_nonzero_limit(HALVING, drifts, 2, factor)
-                assert evidence.violating.error == factor / 1024
-        assert (
-            evidence.to_builtin()["holding" if holds else "counterexample"]["details"]["limit"] == sign * 0.5
-        )
+                    check_nonzero_limit(HALVING, signed, 2, factor)
+                assert evidence.violating.error == pytest.approx(scale, rel=1e-12)
+        key = "holding" if holds else "counterexample"
+        assert evidence.to_builtin()[key]["details"]["limit"] == sign * limit
 
 
 def test_check_nonzero_limit_adds_the_floor_to_the_error_estimate():
-    drifts = _power_law(2, constant=2.0, limit=0.5)
+    drifts = _two_terms(0.5)
+    _, estimate = _richardson_numbers(drifts, 2)
     with collecting() as evidence:
         with pytest.raises(ClaimViolation):
-            check_nonzero_limit(HALVING, drifts, 2, 10.0, floor=0.05)  # 10 (1/2048 + 0.05) / 0.5 > 1
-    assert evidence.violating.details["limit_error"] == 1 / 2048 + 0.05
+            check_nonzero_limit(HALVING, drifts, 2, 10.0, floor=0.05)  # 10 (estimate + 0.05) / 0.5 > 1
+    assert evidence.violating.details["limit_error"] == estimate + 0.05
 
 
 @pytest.mark.parametrize(
     "drifts",
-    [_power_law(2, constant=2.0), [0.0] * 4, _power_law(2, constant=1.0, limit=1e-4)],
+    [_two_terms(0.0), [0.0] * 4, _two_terms(1e-4, following=40.0)],
     ids=["limit-zero", "all-zero", "limit-below-its-error"],
 )
 def test_check_nonzero_limit_raises_on_a_vanishing_limit(drifts):
@@ -1244,33 +1270,32 @@ def test_check_nonzero_limit_raises_on_a_vanishing_limit(drifts):
 
 
 @pytest.mark.parametrize(
-    "reference, reference_error, holds",
+    "offset, reference_error, holds",
     [
-        (0.5, None, True),
-        (0.5 + 1e-4, 0.0, True),
-        (0.5 + 1e-3, 0.0, False),
-        (0.5 + 1e-3, 1e-3, True),
-        (-0.5, 1e-9, False),
-        (0.0, 0.0, False),
+        (0.0, None, True),
+        (0.5, 0.0, True),
+        (3.0, 0.0, False),
+        (3.0, 3.0, True),
+        (-1e6, 1e-9, False),
     ],
-    ids=["equal", "within-estimate", "outside-estimate", "within-reference-error", "opposite-sign", "zero"],
+    ids=["equal", "within-estimate", "outside-estimate", "within-reference-error", "far-off"],
 )
-def test_check_nonzero_limit_needs_a_reference_to_agree(reference, reference_error, holds):
-    drifts = _power_law(2, constant=2.0, limit=0.5)
+def test_check_nonzero_limit_needs_a_reference_to_agree(offset, reference_error, holds):
+    """``offset`` and ``reference_error`` in units of the limit's error estimate."""
+    drifts = _two_terms(0.5)
+    limit, estimate = _richardson_numbers(drifts, 2)
+    reference = limit + offset * estimate
+    absolute_error = None if reference_error is None else reference_error * estimate
     with collecting() as evidence:
         if holds:
-            check_nonzero_limit(
-                HALVING, drifts, 2, 10.0, reference=reference, reference_error=reference_error
-            )
+            check_nonzero_limit(HALVING, drifts, 2, 10.0, reference=reference, reference_error=absolute_error)
         else:
             with pytest.raises(ClaimViolation, match="reference"):
-                check_nonzero_limit(
-                    HALVING, drifts, 2, 10.0, reference=reference, reference_error=reference_error
-                )
+                check_nonzero_limit(HALVING, drifts, 2, 10.0, reference=reference, reference_error=absolute_error)
     case = evidence.holding if holds else evidence.violating
-    expected = abs(0.5 - reference) / (1 / 2048 + (reference_error or 0.0))
-    assert case.details["reference_disagreement"] == pytest.approx(expected, rel=1e-12)
-    assert case.error == pytest.approx(max(10.0 / 1024, expected), rel=1e-12)
+    expected = abs(limit - reference) / (estimate + (absolute_error or 0.0))
+    assert case.details["reference_disagreement"] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert case.error == pytest.approx(max(10.0 * estimate / limit, expected), rel=1e-9)
 
 
 @pytest.mark.parametrize("factor", [1.0, 0.5, 0.0, -2.0, NAN])
@@ -1284,12 +1309,11 @@ def test_check_nonzero_limit_factor_must_exceed_one(factor):
 
 def test_check_nonzero_limit_rejected_passes_a_conserved_drift():
     with collecting() as evidence:
-        assert (
-            check_nonzero_limit_rejected(HALVING, _power_law(2, constant=2.0), 2, 10.0, control="Eq. (4)")
-            == 1e300
-        )
-        error = check_nonzero_limit_rejected(HALVING, _power_law(2, constant=1.0, limit=1e-4), 2, 10.0)
-    assert error == pytest.approx(10 * (3 / 4096 / 3) / 1e-4, rel=1e-9)
+        assert check_nonzero_limit_rejected(HALVING, _power_law(2, constant=2.0), 2, 10.0, control="Eq. (4)") == 1e300
+        drifts = _two_terms(0.0)  # a conserved quantity: its extrapolated limit is of its estimate's size
+        limit, estimate = _richardson_numbers(drifts, 2)
+        error = check_nonzero_limit_rejected(HALVING, drifts, 2, 10.0)
+    assert error == pytest.approx(10 * estimate / abs(limit), rel=1e-9) and error > 1
     assert evidence.cases == 2 and evidence.holding is None
     assert evidence.to_builtin()["counterexample"]["details"]["evidence"] == "nonzero limit"
 

@@ -21,7 +21,7 @@ from claims import (
     record_note,
 )
 from claims._builders import Block, Conv, Dense, NetworkBuilder, sequential
-from claims._flow import RK4, GradientFlow, reference_solution
+from claims._flow import EULER, RK4, GradientFlow, reference_solution
 from claims._invariants import (
     drift_study,
     gram_balance,
@@ -203,7 +203,10 @@ L4_ARCHITECTURES = {
     "conv-dense": lambda slope: sequential((1, 4), [Conv(3, 3, 1, 0, slope), Dense(2, LINEAR)]),
 }
 NONZERO_FACTOR = 100.0
-"""Noninvariance is shown when the rate (or the drift's limit) is 100 times its error bound."""
+"""An instantaneous rate shows noninvariance when it is 100 times its rounding bound."""
+LIMIT_FACTOR = 10.0
+"""A drift's limit shows noninvariance when it is 10 times its Richardson error estimate (for Euler
+that estimate is the whole last difference D(h/2) - D(h), a generous one)."""
 
 
 def mixed_pair(network, pair, pre):
@@ -256,63 +259,85 @@ def test_eq6_rate_on_linear_layers_is_rejected(case):
     run()
 
 
+NEARLY_CONSERVED: dict[str, int] = {}
+MIN_RELATIVE_RATE = 0.01
+"""Lemma 4's trajectories: the (u, v) rate at the start is at least 1% of its summands' magnitudes."""
+
+
+def substantially_noninvariant(risk, theta, balance, u, v):
+    """Lemma 4 says the rate is nonzero 'in general'; a trajectory whose mixed neuron differs only on
+    examples that carry almost no gradient is nearly conserved and shows its limit only at steps far
+    smaller than the protocol's. Trajectories are judged where the (u, v) rate at the start is at least
+    MIN_RELATIVE_RATE of its summands' magnitudes (how many are left out is in the note)."""
+    rate = instantaneous_rate(risk, balance, theta)
+    return float(rate.rate[u, v].abs() / rate.scale[u, v]) >= MIN_RELATIVE_RATE
+
+
+LIMIT_PROTOCOL = ((EULER, (16, 32, 64, 128)), (RK4, (4, 8, 16, 32)))
+"""Lemma 4's drifts: both integrators, four halving steps each, extrapolated at their own order."""
+
+
 def lemma4_drifts(case, slope, seed=19):
-    """RK4 drifts of the {u, v} block of Eq. (6) on smooth trajectories, with the DOP853 reference."""
+    """Euler and RK4 drifts of the {u, v} entry of Eq. (6) on smooth trajectories (pattern and signs
+    unchanged in every run), each with its trajectory's DOP853 reference."""
     network = L4_ARCHITECTURES[case](slope)
-    risk, theta, flow = trajectory_instance(network, seed=seed, batch=8, n_examples=2)
+    # One example for a convolution: its positions are what a neuron is active or inactive on.
+    risk, theta, flow = trajectory_instance(network, seed=seed, batch=8, n_examples=1 if case == "conv-dense" else 2)
     pair = theorem1_pair(network, case)
     full = gram_balance(f"Eq. (6) {case}", pair.first, pair.second)
-    study = drift_study(flow, theta, [full], 1.0, (4, 8, 16, 32), RK4)
+    studies = [drift_study(flow, theta, [full], 1.0, counts, method) for method, counts in LIMIT_PROTOCOL]
     results = []
     for i in range(theta.shape[0]):
         pre = risk.with_preactivations(theta[i])[1]
         indices = mixed_pair(network, pair, pre) if slope == RELU else (0, 1)
-        if indices is None or not bool(study.smooth[i]):
+        if indices is None or not all(bool(study.smooth[i]) for study in studies):
             continue
         u, v = indices
+        if slope == RELU and not substantially_noninvariant(risk, theta[i], full, u, v):
+            NEARLY_CONSERVED[case] = NEARLY_CONSERVED.get(case, 0) + 1
+            continue
         # The adaptive reference, trajectory by trajectory, is a cross-check where it completes; it is
         # stopped (and its message kept) when its steps collapse, which signals a kink.
         reference = reference_solution(GradientFlow(risk, flow.time_scale[i:i + 1]), theta[i:i + 1], 1.0,
                                        max_evaluations=2_000)
-        drifts = study.drifts(full.name, i, [u, v])[:, 0, 1]
         q0 = full(network.edge_weights(theta[i]))[u, v]
         q_ref = full(network.edge_weights(reference.theta[0]))[u, v] if reference.completed else None
-        evidence = study.evidence(full.name, i, [u, v])
-        size = float(full.plus(network.edge_weights(theta[i])).abs().max() + full.minus(network.edge_weights(theta[i])).abs().max())
-        results.append(dict(
-            index=i, pair=[u, v], drifts=drifts.tolist(), step_sizes=study.step_sizes,
-            floor=evidence["floors"][-1], reference=None if q_ref is None else float(q_ref - q0),
-            reference_error=reference.evaluations * reference.rtol * size, smooth=evidence["smooth"],
-            reference_status=reference.message,
-        ))
+        weights = network.edge_weights(theta[i])
+        size = float(full.plus(weights).abs().max() + full.minus(weights).abs().max())
+        for study in studies:
+            results.append(dict(
+                index=i, pair=[u, v], method=study.method, order=study.order,
+                drifts=study.drifts(full.name, i, [u, v])[:, 0, 1].tolist(), step_sizes=study.step_sizes,
+                floor=study.evidence(full.name, i, [u, v])["floors"][-1],
+                reference=None if q_ref is None else float(q_ref - q0),
+                reference_error=reference.evaluations * reference.rtol * size, reference_status=reference.message,
+            ))
     return results
 
 
-TRAJECTORY_L4_CASES = ["block", "dense-dense"]
-"""Trajectory cases of Lemma 4: a convolutional channel active at every position on every example
-next to a mixed one, on a smooth trajectory, was not found at this scale (its rate is checked above)."""
-
-
 @pytest.mark.claim("LJ22.L4")
-@pytest.mark.parametrize("case", TRAJECTORY_L4_CASES)
+@pytest.mark.parametrize("case", sorted(L4_ARCHITECTURES))
 def test_eq6_drift_has_a_nonzero_limit_with_mixed_patterns(case):
     results = lemma4_drifts(case, RELU)
     assert results, "no smooth trajectory with a mixed pair"
     for r in results:
-        check_nonzero_limit(r["step_sizes"], r["drifts"], 4, NONZERO_FACTOR, r["floor"], r["reference"],
+        check_nonzero_limit(r["step_sizes"], r["drifts"], r["order"], LIMIT_FACTOR, r["floor"], r["reference"],
                             r["reference_error"], case=case, pair=r["pair"], trajectory=r["index"],
-                            reference_status=r["reference_status"])
+                            method=r["method"], reference_status=r["reference_status"])
+    limits = sorted({round(r["drifts"][-1], 6) for r in results if r["method"] == "rk4"})
     record_note(
-        f"{case}: {len(results)} smooth trajectories (RK4, 4 halving steps, pattern monitored), the signed drift "
-        "of the (u, v) entry extrapolated (Richardson) to a limit 100 times its error estimate, agreeing with "
-        "DOP853 (rtol 1e-12) where it completed: "
-        f"{sum(r['reference'] is not None for r in results)} of {len(results)} references completed."
+        f"{case}: {len(results) // 2} smooth trajectories with a mixed pair (pattern and signs monitored), the "
+        "signed drift of the (u, v) entry with Euler (h = 1/16..1/128) and RK4 (h = 1/4..1/32) extrapolated "
+        "(Richardson, each at its order) to a limit 10 times its error estimate, agreeing with DOP853 "
+        f"(rtol 1e-12) where it completed ({sum(r['reference'] is not None for r in results) // 2} did); "
+        f"RK4 drifts at the finest step: {limits}. Left out as nearly conserved (rate below 1% of its "
+        f"summands at the start): {NEARLY_CONSERVED.get(case, 0)}."
     )
 
 
 @pytest.mark.claim("LJ22.L4", negative_control=True)
-@pytest.mark.parametrize("case", TRAJECTORY_L4_CASES)
+@pytest.mark.parametrize("case", sorted(L4_ARCHITECTURES))
 def test_eq6_drift_on_linear_layers_is_rejected(case):
     for r in lemma4_drifts(case, LINEAR):
-        check_nonzero_limit_rejected(r["step_sizes"], r["drifts"], 4, NONZERO_FACTOR, r["floor"],
-                                     case=case, pair=r["pair"], trajectory=r["index"])
+        check_nonzero_limit_rejected(r["step_sizes"], r["drifts"], r["order"], LIMIT_FACTOR, r["floor"],
+                                     case=case, pair=r["pair"], trajectory=r["index"], method=r["method"])
