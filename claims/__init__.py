@@ -26,6 +26,7 @@ _EXPORTS = {
         "record_case",
         "record_degenerate",
         "record_note",
+        "record_series",
     ),
     "claims._networks": ("LINEAR", "RELU", "DagNetwork", "activation_name", "homogeneous_activation"),
     "claims._numerics": ("UNIT_ROUNDOFF", "gamma", "rounding_depth"),

@@ -121,6 +121,7 @@ class TestEvidence:
     failed_finding: str | None = None
     falsifying_example: str | None = None
     findings: dict[str, TestEvidence] = field(default_factory=dict)
+    series: list[dict[str, Any]] = field(default_factory=list)
     is_finding: bool = field(default=False, repr=False)
     _example: object = field(default=None, repr=False)
     _example_degenerate: bool | None = field(default=None, repr=False)
@@ -189,6 +190,7 @@ class TestEvidence:
                 "failed_finding": self.failed_finding,
                 "falsifying_example": self.falsifying_example,
                 "findings": {name: finding.to_builtin() for name, finding in self.findings.items()},
+                "series": self.series,
             }
         )
 
@@ -276,6 +278,13 @@ def record_degenerate(reason: str, **details: Any) -> None:
     """Count a drawn case as degenerate (e.g. a gradient that is identically zero, so a rank test
     has nothing to test): it appears in the report's degenerate count, never as evidence."""
     current("record_degenerate").add_case(0.0, 0.0, {"degenerate": reason, **details}, degenerate=True)
+
+
+def record_series(name: str, **columns: Any) -> None:
+    """Keep one row of numbers behind the test's verdict (e.g. one trajectory's step sizes and
+    drifts) in the report, under ``series``, so that a later report can plot it without rerunning.
+    Only inside a claim test."""
+    current("record_series").series.append(plain({"series": name, **columns}))
 
 
 def record_note(text: str) -> None:

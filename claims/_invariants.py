@@ -19,6 +19,7 @@ from torch.func import jvp, vmap
 from claims._flow import EULER, RK4, ExplicitRungeKutta, GradientFlow, integrate
 from claims._networks import DagNetwork
 from claims._numerics import EPS, gamma
+from claims._evidence import record_series
 from claims._profiles import trajectory_factor
 from claims._risk import Risk
 from claims.checks import fit_selection, log_log_fit
@@ -251,6 +252,7 @@ def drift_study(
     for steps in step_counts:
         monitor = flow.monitor(theta)
         final = integrate(flow, theta, time, steps, method, monitor)
+        flow(final, monitor)  # the endpoint too: a pattern may change after the last stage
         smooth &= monitor.smooth
         pattern_margin = torch.minimum(pattern_margin, monitor.pattern_margin)
         weight_margin = torch.minimum(weight_margin, monitor.weight_margin)
@@ -282,8 +284,10 @@ SLOPE_BAND = 0.5
 for RK4, where the next order can still bend the fit (4.35 was measured on a case-4 trajectory whose
 local slopes were 4.43, 4.28, 4.16, 3.96 as h halved); a conserved Q fits within 0.5 of p, a
 noninvariant one near 0, and the orders 1, 2 and 4 stay apart."""
-DRIFT_RATIO = 1e-2
-"""The drift at the smallest step is below 1% of the change of Q's terms."""
+DRIFT_RATIOS = {"euler": 1e-2, "heun": 1e-3, "rk4": 1e-4}
+"""The drift at the finest fitted step is below this fraction of the change of Q's terms. Measured
+under ci: conserved quantities reach 3.5e-3 (Euler) and 3e-8 (RK4); the controls' noninvariant ones
+start at 5.8e-3 for both, so RK4's ratio separates them by itself and Euler's leaves it to the slope."""
 ROUNDING_MARGIN = 10.0
 """A drift enters a fit only 10 times above its rounding floor (nearer, rounding bends the slope)."""
 FIT_POINTS = 3
@@ -356,10 +360,16 @@ def judge_order(
                 continue
             fit = fit_selection(evidence["step_sizes"], evidence["drifts"], evidence["floors"], evidence["usable"],
                                 FIT_POINTS)
-            tally.setdefault(f"{study.method} slopes", []).append(round(float(log_log_fit(fit).slope), 3))
+            slope = float(log_log_fit(fit).slope)
+            tally.setdefault(f"{study.method} slopes", []).append(round(slope, 3))
+            record_series("drift against step size", balance=name, trajectory=index, method=study.method,
+                          order=study.order, step_sizes=evidence["step_sizes"], drifts=evidence["drifts"],
+                          floors=evidence["floors"], usable=evidence["usable"], slope=slope,
+                          term_change=evidence["term_change"])
             check(
                 evidence.pop("step_sizes"), evidence.pop("drifts"), evidence.pop("order"), SLOPE_BAND,
-                evidence.pop("term_change"), DRIFT_RATIO, evidence.pop("floors"), fit_points=FIT_POINTS, trajectory=index,
+                evidence.pop("term_change"), DRIFT_RATIOS[study.method], evidence.pop("floors"), fit_points=FIT_POINTS,
+                trajectory=index,
                 balance=name, **evidence, **details,
             )
             tally["judged"] += 1
@@ -418,6 +428,13 @@ def trajectory_instance(
     risk = Risk(network, x, y, loss)
     theta, flow = smooth_flow(risk, random_parameters(network, candidates * batch, seed + 1), batch)
     return risk, theta, flow
+
+
+def assert_judged(tally: dict) -> None:
+    """A main test's trajectories are evidence only if most were judged: at least one, and no fewer
+    than were left out as not asymptotic (where a small noninvariance could hide)."""
+    if tally["judged"] == 0 or tally["not asymptotic"] > tally["judged"]:
+        raise AssertionError(f"too few trajectories judged: {tally}")
 
 
 def combined_tally(tallies: Sequence[dict]) -> dict:

@@ -106,6 +106,7 @@ class TestRecord:
             "details": e.get("details", {}),
             "violation": e.get("violation"),
             "falsifying_example": e.get("falsifying_example"),
+            "series": e.get("series", []),
             "duration": round(self.duration, 3),
         }
 

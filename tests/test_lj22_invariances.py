@@ -23,6 +23,7 @@ from claims._invariants import (
     instantaneous_rate,
     judge_order,
     layer_balance,
+    assert_judged,
     combined_tally,
     layer_rates,
     order_studies,
@@ -136,6 +137,7 @@ def test_vertex_balance_drift_shrinks_at_the_integrator_order(architecture):
     studies = order_studies(flow, theta, balances)
     tally = combined_tally([judge_order(studies, b.name, check_convergence_order, architecture=architecture)
                             for b in balances])
+    assert_judged(tally)
     record_note(order_note(f"{architecture}, every hidden vertex", tally))
 
 
@@ -167,8 +169,12 @@ def twin_pairs(network: DagNetwork) -> list[tuple[int, int]]:
             and all_learnable(network, u) and all_learnable(network, v)]
 
 
-def same_pattern(pre: torch.Tensor, u: int, v: int) -> bool:
-    return bool(((pre[:, u] >= 0) == (pre[:, v] >= 0)).all())
+def same_pattern(network: DagNetwork, pre: torch.Tensor, u: int, v: int) -> bool:
+    """u and v active (a linear vertex always is, Definition 6) on the same examples."""
+    def active(w):
+        return torch.ones_like(pre[:, w], dtype=torch.bool) if network.slopes[w] == LINEAR else pre[:, w] >= 0
+
+    return bool((active(u) == active(v)).all())
 
 
 def judge_twin_balance(risk, theta, u, v, check):
@@ -185,7 +191,7 @@ def patterns(risk, theta) -> torch.Tensor:
 def test_twin_balance_rate_is_zero(instance):
     risk, theta = instance
     pre = patterns(risk, theta)
-    pairs = [(u, v) for u, v in twin_pairs(risk.network) if same_pattern(pre, u, v)]
+    pairs = [(u, v) for u, v in twin_pairs(risk.network) if same_pattern(risk.network, pre, u, v)]
     assume(pairs)
     for u, v in pairs:
         judge_twin_balance(risk, theta, u, v, check_conserved_rate)
@@ -228,10 +234,10 @@ def test_twin_balance_drift_shrinks_at_the_integrator_order():
     studies = order_studies(flow, theta, list(balances.values()))
     pre = [patterns(risk, t) for t in theta]
     tally = combined_tally([
-        judge_order(studies, balance.name, check_convergence_order, include=lambda i, u=u, v=v: same_pattern(pre[i], u, v))
+        judge_order(studies, balance.name, check_convergence_order, include=lambda i, u=u, v=v: same_pattern(network, pre[i], u, v))
         for (u, v), balance in balances.items()
     ])
-    assert tally["judged"] > 0
+    assert_judged(tally)
     record_note(order_note("twin pairs with equal patterns, [3,4,4,1] ReLU with biases", tally))
 
 
@@ -248,7 +254,7 @@ def test_twin_balance_drift_with_different_patterns_is_rejected():
             """Patterns differ, and the examples where they do carry a tenth of the pair's motion (dQ/dt
             at least 0.1 of its summands' magnitudes): a pair that is noninvariant, not nearly conserved."""
             rate = instantaneous_rate(risk, balance, theta[i])
-            return not same_pattern(pre[i], u, v) and float(rate.rate.abs() / rate.scale) >= 0.1
+            return not same_pattern(network, pre[i], u, v) and float(rate.rate.abs() / rate.scale) >= 0.1
 
         judged += judge_order(studies, balance.name, check_convergence_order_rejected, include=differs)["judged"]
     assert judged > 0
@@ -259,9 +265,11 @@ def test_twin_balance_drift_with_different_patterns_is_rejected():
 # ---------------------------------------------------------------------------------------------
 
 LAYER_CORRECTION = (
-    "Definition 7's condition 2 ('(V, E minus F) is disconnected') replaced by: every input-to-output path "
-    "contains an edge of F (with condition 1, exactly one), which is what Lemma 3's proof double counts; "
-    "biases count as paths from the constant-1 input vertex."
+    "Definition 7's condition 2 ('(V, E minus F) is disconnected', read as: its underlying undirected graph "
+    "has more than one component) replaced by: every input-to-output path contains an edge of F (with "
+    "condition 1, exactly one), i.e. removing F leaves no input-to-output path, which is what Lemma 3's proof "
+    "double counts; biases count as paths from the constant-1 input vertex. Under that second reading of "
+    "'disconnected' the printed definition is already the corrected one."
 )
 
 
@@ -355,8 +363,9 @@ def test_layer_balance_drift_shrinks_at_the_integrator_order():
     risk, theta, flow = trajectory_instance(network, seed=13)
     balance = layer_balance(first, second)
     studies = order_studies(flow, theta, [balance])
-    record_note(order_note("F = W2 + biases of layer 2 and output, F' = W3 + output bias",
-                           judge_order(studies, balance.name, check_convergence_order)))
+    tally = judge_order(studies, balance.name, check_convergence_order)
+    assert_judged(tally)
+    record_note(order_note("F = W2 + biases of layer 2 and output, F' = W3 + output bias", tally))
 
 
 @pytest.mark.claim("LJ22.L3", negative_control=True)
