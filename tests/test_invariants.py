@@ -276,7 +276,7 @@ def test_drift_study_records_the_runs(euler_study):
     study = euler_study[-1]
     assert (study.method, study.order, study.time) == ("euler", 1, 1.0)
     assert study.step_counts == [16, 32, 64, 128] and study.step_sizes == [1 / 16, 1 / 32, 1 / 64, 1 / 128]
-    assert study.evaluations == 16 + 32 + 64 + 128
+    assert study.evaluations == 16 + 32 + 64 + 128 + 4  # every stage, and each run's endpoint
     assert study.smooth.tolist() == [True, True, True]
     assert torch.isinf(study.pattern_margin).all()  # a linear network has no kink
     assert bool((study.weight_margin > 0).all())
@@ -378,7 +378,7 @@ def test_heun_drift_of_a_quadratic_invariant_is_third_order():
     Heun's order 2 (Euler's and RK4's are their orders, 1 and 4)."""
     network, _, theta, flow = _linear_problem()
     study = drift_study(flow, theta, [vertex_balance(network, 2)], 1.0, [8, 16, 32, 64], HEUN)
-    assert study.order == 2 and study.evaluations == 2 * (8 + 16 + 32 + 64)
+    assert study.order == 2 and study.evaluations == 2 * (8 + 16 + 32 + 64) + 4  # stages and endpoints
     for i in range(3):
         drifts = study.evidence("Eq. (4) at vertex 2", i)["drifts"]
         ratios = [a / b for a, b in pairwise(drifts)]
