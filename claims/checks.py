@@ -365,8 +365,8 @@ def _order_fit(
     ratio: float, floor: Sequence[float] | float, fit_points: int | None, usable: Sequence[bool] | None, check: str,
 ) -> tuple[float, bool, dict[str, Any]]:
     """The log-log fit of |drift| against h over the (finest ``fit_points``) step sizes whose drift
-    is above the rounding floor, and the error max(|slope - order| / band, (|drift(h_min)| /
-    term_change) / ratio)."""
+    is above the rounding floor, and the error max((order - slope) / band, (|drift(h_min)| /
+    term_change) / ratio, 0)."""
     hs, ds = _step_sizes(step_sizes, drifts, check)
     ds = [abs(d) for d in ds]
     floors = _floats(floor)
@@ -398,7 +398,9 @@ def _order_fit(
     fit = log_log_fit(fitted)
     relative_drift = fitted[-1][1] / term_change if term_change > 0 else math.inf
     numbers.update(slope=float(fit.slope), slope_stderr=float(fit.stderr), relative_drift=min(relative_drift, 1e300))
-    error = max(abs(fit.slope - order) / band, relative_drift / ratio)
+    # One-sided: the drift must vanish at least at the integrator's order. Faster (a slope above p)
+    # means the leading error term vanished (Heun's does on quadratic invariants), still no drift.
+    error = max((order - fit.slope) / band, relative_drift / ratio, 0.0)
     return min(error, 1e300), False, numbers
 
 
@@ -411,13 +413,14 @@ def check_convergence_order(
     conserved Q is its global truncation error, C h^p. Over >= 4 halving step sizes, the log-log
     slope of |drift| against h (fitted by least squares on the drifts above the rounding ``floor``,
     the finest ``fit_points`` of them if given, leaving out points not ``usable``, e.g. before the
-    asymptotic regime; with its standard error) lies within ``band`` of p,
-    and the drift at the smallest fitted step is below
+    asymptotic regime; with its standard error) is at least p - ``band`` (a faster decay means the
+    leading error term vanished, which is no drift either), and the drift at the smallest fitted
+    step is below
     ``ratio`` times the change of Q's terms themselves (so the terms moved while Q did not;
     ``claims._invariants.DriftStudy`` measures it summand by summand).
 
-    The recorded error is max(|slope - p| / band, (drift(h_min) / term_change) / ratio), holding at
-    <= 1. Drift and terms both within the rounding floor is degenerate (nothing moved)."""
+    The recorded error is max((p - slope) / band, (drift(h_min) / term_change) / ratio, 0), holding
+    at <= 1. Drift and terms both within the rounding floor is degenerate (nothing moved)."""
     error, degenerate, numbers = _order_fit(
         step_sizes, drifts, order, band, term_change, ratio, floor, fit_points, usable, "check_convergence_order"
     )

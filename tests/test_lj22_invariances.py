@@ -61,7 +61,7 @@ def order_note(what: str, tally: dict) -> str:
     return (
         f"Trajectories ({what}; 16 of 128 random initializations, those moving farthest before half their "
         "first-order time to a kink or sign change; Euler h = 1/16..1/128 and RK4 h = 1/4..1/64 of that horizon, "
-        f"every evaluation monitored; slope fitted on the 3 finest asymptotic drifts, band 0.5): {tally}"
+        f"every evaluation monitored; slope fitted on the 3 finest asymptotic drifts, at least the order minus 0.5): {tally}"
     )
 
 

@@ -23,6 +23,7 @@ from claims import (
 from claims._builders import Block, Conv, Dense, NetworkBuilder, sequential
 from claims._flow import EULER, RK4, GradientFlow, reference_solution
 from claims._invariants import (
+    Balance,
     assert_judged,
     drift_study,
     gram_balance,
@@ -32,7 +33,7 @@ from claims._invariants import (
     trajectory_instance,
 )
 from claims._networks import LINEAR, RELU
-from claims._representations import active_neurons, theorem1_pair
+from claims._representations import active_neurons, dense_after_conv, theorem1_pair
 from claims.strategies import THEOREM1_CASES, risk_instances, sequential_networks
 
 CASES = {f"LJ22.T1.{number}": [c for c, n in THEOREM1_CASES.items() if n == number] for number in range(1, 8)}
@@ -112,12 +113,24 @@ test_case_7_rate = instantaneous_test("LJ22.T1.7")
 @given(risk_instances(sequential_networks(case="conv-block", slope=LINEAR)))
 def test_case_6_as_printed_is_rejected(instance):
     """Case 6 as printed (W2 from [U Z]: its Z part rearranged by channel) on linear layers: the rate
-    of Eq. (6) is far above rounding; the counterexample behind the correction."""
+    of Eq. (6) is far above rounding; the counterexample behind the correction. Its rate is that of
+    the block's Y part, so the instance needs Y's Gram to move (else no gradient reaches the block)."""
     risk, theta = instance
+    network = risk.network
+    channels = len(network.tensors["C1"][0][0])
+    assume(moves(risk, theta, lambda w: dense_after_conv(network.weight_matrix("B2.Y", w), channels)))
     judge_theorem1(risk, theta, "conv-block", check_conserved_rate_rejected, printed=True)
     declare_verdict("verified-with-correction", correction=CASE_6_CORRECTION)
     record_note("Case 6 as printed (Z of [U Z] rearranged by channel, the only part of [U Z] on the "
                 "convolution's neurons) fails on every drawn linear network; see the correction.")
+
+
+def moves(risk, theta, matrix) -> bool:
+    """The Gram matrix of ``matrix(w)`` changes at this instant above its rounding bound (a gradient
+    reaches it): the condition for a perturbed Eq. (6) to have anything to show."""
+    gram = lambda w: matrix(w).T @ matrix(w)  # noqa: E731
+    rate = instantaneous_rate(risk, Balance("moving Gram", gram, lambda w: 0 * gram(w)), theta)
+    return float((rate.rate.abs() / rate.scale.clamp_min(1e-300)).max()) > rate.tolerance
 
 
 def control(claim, case):
@@ -129,6 +142,7 @@ def control(claim, case):
         risk, theta = instance
         pre = risk.with_preactivations(theta)[1]
         balance, active, pair = theorem1_balance(risk.network, case, pre)
+        assume(moves(risk, theta, lambda w: pair.first(w).T))  # the flipped rate is 2 d(W1 W1^T)/dt
         flipped = type(balance)(balance.name + " with + for -",
                                 lambda w: balance.plus(w) + balance.minus(w), lambda w: 0 * balance.minus(w))
         rate = instantaneous_rate(risk, flipped, theta)
