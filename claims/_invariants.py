@@ -99,10 +99,15 @@ def gram_balance(
     )
 
 
-def _magnitude_weights(network: DagNetwork, magnitudes: torch.Tensor) -> torch.Tensor:
-    """Edge weights |w| from parameter magnitudes, fixed edges at their constants' magnitudes."""
-    index, free, fixed = network._parameter_index
-    return torch.where(free, magnitudes[..., index], fixed.abs().to(magnitudes.dtype))
+def _summand_rates(network: DagNetwork, balance: Balance, magnitudes: torch.Tensor, tangent: torch.Tensor):
+    """The sum of the magnitudes of the summands of dA/dt and dB/dt, entrywise: d/ds (A + B)(|w| + s t)
+    at s = 0 on the all-nonnegative network (``DagNetwork.magnitude_weights``), for parameter
+    magnitudes and a nonnegative tangent t."""
+    def both(a: torch.Tensor) -> torch.Tensor:
+        weights = network.magnitude_weights(a)
+        return balance.plus(weights) + balance.minus(weights)
+
+    return jvp(both, (magnitudes,), (tangent,))[1]
 
 
 @dataclass(frozen=True)
@@ -125,10 +130,7 @@ def instantaneous_rate(risk: Risk, balance: Balance, theta: torch.Tensor) -> Rat
     """
     network = risk.network
     _, rate = jvp(lambda th: balance(network.edge_weights(th)), (theta,), (-risk.gradient(theta),))
-    both = lambda magnitudes: (  # noqa: E731
-        balance.plus(_magnitude_weights(network, magnitudes)) + balance.minus(_magnitude_weights(network, magnitudes))
-    )
-    _, scale = jvp(both, (theta.abs(),), (risk.absolute_gradient(theta),))
+    scale = _summand_rates(network, balance, theta.abs(), risk.absolute_gradient(theta))
     return Rate(rate, scale, gamma(risk.gradient_rounding_depth() + network.n_edges + 2))
 
 
@@ -262,9 +264,8 @@ def drift_study(
     velocity = flow(theta)
     motion = {}
     for balance in balances:
-        both = lambda magnitudes, b=balance: (  # noqa: E731
-            b.plus(_magnitude_weights(network, magnitudes)) + b.minus(_magnitude_weights(network, magnitudes)))
-        motion[balance.name] = time * vmap(lambda a, v, f=both: jvp(f, (a,), (v,))[1])(theta.abs(), velocity.abs())
+        summands = vmap(lambda a, v, b=balance: _summand_rates(network, b, a, v))
+        motion[balance.name] = time * summands(theta.abs(), velocity.abs())
     return DriftStudy(
         method.name, method.order, time, list(step_counts), network.n_edges,
         {name: (plus(theta), minus(theta)) for name, (plus, minus) in terms.items()},
@@ -397,8 +398,8 @@ def layer_rates(
     network = risk.network
     weights = network.edge_weights(theta)
     _, velocity = jvp(network.edge_weights, (theta,), (-risk.gradient(theta),))
-    magnitudes = _magnitude_weights(network, theta.abs())
-    _, absolute = jvp(lambda a: _magnitude_weights(network, a), (theta.abs(),), (risk.absolute_gradient(theta),))
+    magnitudes = network.magnitude_weights(theta.abs())
+    _, absolute = jvp(network.magnitude_weights, (theta.abs(),), (risk.absolute_gradient(theta),))
     membership = torch.zeros(len(layers), network.n_edges, dtype=torch.float64)
     for i, layer in enumerate(layers):
         membership[i, list(layer)] = 1.0

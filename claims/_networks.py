@@ -119,6 +119,12 @@ class DagNetwork:
         index, free, fixed = self._parameter_index
         return torch.where(free, theta[..., index], fixed.to(theta.dtype))
 
+    def magnitude_weights(self, magnitudes: torch.Tensor) -> torch.Tensor:
+        """Edge weights from parameter magnitudes (..., n_parameters), fixed edges at their constants'
+        magnitudes: the all-nonnegative network whose paths bound the real one's (rounding scales)."""
+        index, free, fixed = self._parameter_index
+        return torch.where(free, magnitudes[..., index], fixed.abs().to(magnitudes.dtype))
+
     def parameters_of(self, weights: torch.Tensor) -> torch.Tensor:
         """theta from edge weights (..., n_edges): the weight of each parameter's first edge. The
         edges sharing a parameter must agree (``ValueError`` otherwise)."""

@@ -92,12 +92,9 @@ class Risk:
         weights |w| and inputs |x_i| (every path counted, activations' derivatives at most 1 in
         magnitude). The scale that the rounding error of the computed gradient is relative to."""
         slopes = self.loss_slopes(theta)
-        fixed = self.network.edge_weights(torch.zeros_like(theta)).abs()
-        index, free, _ = self.network._parameter_index
 
         def absolute_output(magnitudes: torch.Tensor) -> torch.Tensor:
-            weights = torch.where(free, magnitudes[index], fixed)
-            return (slopes * self.network(weights, self.x.abs())).mean()
+            return (slopes * self.network(self.network.magnitude_weights(magnitudes), self.x.abs())).mean()
 
         return grad(absolute_output)(theta.abs())
 

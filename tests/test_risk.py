@@ -19,15 +19,7 @@ from claims._risk import LOSSES, Risk, exponential_loss, logistic_loss, squared_
 F64 = torch.float64
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """One intra-op thread while these tests run: on tensors this small an OpenMP wake-up per
-    reduction costs more than the work (on a busy machine, a scheduler tick each). The claims
-    plugin does the same for xdist workers; the previous setting is restored afterwards."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # see tests/conftest.py
 
 
 # --- the losses ---------------------------------------------------------------------------------------
