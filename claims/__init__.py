@@ -59,7 +59,10 @@ _EXPORTS = {
         "check_property",
         "check_property_rejected",
         "check_rejected",
+        "check_trend",
+        "check_trend_rejected",
     ),
+    "claims._trend": ("Trend", "TrendRule", "permuted_levels", "trend_test"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = ["__version__", *sorted(_MODULE_OF)]

@@ -33,8 +33,10 @@ VERDICTS = (
 """Claim verdicts. ``not-run``: the claim has tests, none of which ran in this selection;
 ``untested``: the suite has no test for it."""
 
-DECLARABLE = ("refuted", "verified-with-correction")
-"""Verdicts a passing test may declare: the printed statement fails and the test shows it."""
+DECLARABLE = ("refuted", "inconclusive", "verified-with-correction")
+"""Verdicts a passing test may declare, strongest first: the printed statement fails and the test
+shows it (``refuted``, ``verified-with-correction``), or a trend test fixed before the data came
+out neither way at the suite's scale (``inconclusive``)."""
 
 ERROR_SCALES = ("absolute", "relative")
 
@@ -297,13 +299,17 @@ def record_note(text: str) -> None:
 
 def declare_verdict(verdict: str, correction: str | None = None) -> None:
     """State a verdict other than ``verified`` that this passing test's evidence supports:
-    ``refuted`` (the printed statement fails, shown by a counterexample check) or
-    ``verified-with-correction`` (it fails as printed and holds corrected; write the correction
-    out). Only inside a claim test."""
+    ``refuted`` (the printed statement fails, shown by a counterexample check, or a trend test came
+    out significant against the prediction), ``inconclusive`` (a trend test fixed before the data
+    was neither significant nor contradicted) or ``verified-with-correction`` (it fails as printed
+    and holds corrected; write the correction out). Only inside a claim test. A test that declares
+    twice keeps the stronger verdict (the order of ``DECLARABLE``)."""
     if verdict not in DECLARABLE:
         raise ValueError(f"a test declares one of {DECLARABLE}, not {verdict!r}")
     if verdict == "verified-with-correction" and not correction:
         raise ValueError("a verified-with-correction verdict writes its correction out")
     current("declare_verdict")
     evidence = next(e for e in reversed(_stack) if not e.is_finding)
+    if evidence.verdict is not None and DECLARABLE.index(evidence.verdict) < DECLARABLE.index(verdict):
+        return
     evidence.verdict, evidence.correction = verdict, correction

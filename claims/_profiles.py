@@ -33,6 +33,20 @@ def activate(profile: str) -> None:
     _active["profile"] = profile
 
 
+SEED_FACTOR = {"dev": 1, "ci": 1, "nightly": 3}
+"""How many times more seeds per design level an empirical (trend) claim trains under each profile;
+the seeds themselves are fixed (0, 1, ...), so ``ci`` reruns the same runs."""
+
+
+def active_profile() -> str:
+    return _active["profile"]
+
+
+def seed_factor() -> int:
+    """``SEED_FACTOR`` of the active profile."""
+    return SEED_FACTOR[_active["profile"]]
+
+
 def trajectory_factor() -> int:
     """``TRAJECTORY_FACTOR`` of the active profile."""
     return TRAJECTORY_FACTOR[_active["profile"]]

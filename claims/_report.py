@@ -9,8 +9,9 @@ The rules that turn tests into a verdict are here and nowhere else:
 - a test's outcome is ``passed`` or ``failed`` only from its call phase; a test with no call-phase
   report (interrupted, worker crashed, skipped) is ``not-run``; a failure in setup or teardown, a
   NaN, or a failing finding, is ``error``;
-- ``error`` > ``refuted`` > ``verified-with-correction`` > ``verified`` (a correction never hides a
-  refutation, nothing hides an error);
+- ``error`` > ``refuted`` > ``inconclusive`` > ``verified-with-correction`` > ``verified`` (a
+  correction never hides a refutation, a trend that did not reproduce is never averaged into a
+  verified claim, nothing hides an error);
 - ``verified`` and ``verified-with-correction`` need every control of the claim selected, finished,
   with cases, and ``rejected``; every selected evidence test finished; and at least one
   non-degenerate case. Otherwise the verdict is ``inconclusive`` and the notes say why;
@@ -31,7 +32,7 @@ from claims._selection import ClaimSuite
 
 SCHEMA = "lowrank-claims/report/2"
 
-_PRECEDENCE = ("error", "refuted", "verified-with-correction", "verified")
+_PRECEDENCE = ("error", "refuted", "inconclusive", "verified-with-correction", "verified")
 
 NOT_RUN = "not-run"
 CONTROL_STATES = {
@@ -191,9 +192,18 @@ def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None 
         verdict = next(v for v in _PRECEDENCE if v in declared | {"verified"})
     cases = sum(t.cases for t in checks)
     if verdict in ("refuted", "verified-with-correction") and verdict in declared:
-        unshown = [t.nodeid for t in finished if t.evidence.get("verdict") and not t.evidence.get("counterexample")]
+        unshown = [
+            t.nodeid for t in finished
+            if t.evidence.get("verdict") in ("refuted", "verified-with-correction") and not t.evidence.get("counterexample")
+        ]
         if unshown:
             why.append(f"{', '.join(unshown)} declared a verdict without recording a counterexample to the printed statement.")
+    if verdict == "inconclusive" and verdict in declared:
+        undecided = [t.nodeid for t in finished if t.evidence.get("verdict") == "inconclusive"]
+        why.append(
+            f"{', '.join(undecided)}: a trend test fixed before the data came out neither significant in the "
+            "predicted direction nor against it at this run's scale (its test, p-values and effect are in the evidence)."
+        )
     if verdict in ("verified", "verified-with-correction"):
         if control != "rejected":
             why.append(f"Checks passed, but the negative control: {control} ({CONTROL_STATES[control]}).")

@@ -22,7 +22,9 @@ from claims._evidence import (
     ClaimViolation,
     NonFiniteEvidence,
     currently_in_example,
+    declare_verdict,
     record_case,
+    record_note,
     unique_target_label,
 )
 
@@ -45,6 +47,8 @@ __all__ = [
     "check_property",
     "check_property_rejected",
     "check_rejected",
+    "check_trend",
+    "check_trend_rejected",
 ]
 
 
@@ -517,3 +521,60 @@ def check_nonzero_limit_rejected(
     if not error > 1.0:
         raise ClaimViolation(f"negative control accepted: drift limit {numbers['limit']:.3g} shown nonzero")
     return error
+
+
+def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check: str) -> Any:
+    from claims._trend import TrendRule, trend_test
+
+    if not isinstance(rule, TrendRule):
+        raise TypeError(f"{check}: the rule is a claims.TrendRule fixed before the data, not {rule!r}")
+    xs, ys = [float(v) for v in levels], _floats(list(responses))
+    _finite("levels", xs, check)
+    _finite("responses", ys, check)
+    return trend_test(xs, ys, rule)
+
+
+def check_trend(
+    levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, **details: Any
+) -> Any:
+    """A trend claim (``statement``: the predicted effect of a hyperparameter on a response) judged
+    by ``rule`` (a ``claims.TrendRule`` fixed before the data) on a design of runs: ``levels[i]``
+    the hyperparameter of run i (several seeds per level), ``responses[i]`` what it measured.
+
+    The test's outcome is the verdict, and the check records it rather than raising: ``verified``
+    is a case where the statement holds; ``refuted`` (significant against the prediction) is a
+    counterexample and the test declares ``refuted``; ``inconclusive`` is recorded with its numbers
+    and the test declares ``inconclusive`` (a trend that does not reproduce at this scale is a
+    result, not a broken run). Error = max(p / alpha, min_effect / effect) against tolerance 1
+    (``Trend.error``). Returns the ``claims._trend.Trend``."""
+    trend = _trend(levels, responses, rule, "check_trend")
+    numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
+    refuted = trend.verdict == "refuted"
+    record_case(min(trend.error(), 1e300), 1.0, violates=refuted, error_scale="relative", evidence="trend",
+                **numbers, **details)
+    record_note(
+        f"Trend '{statement}': {trend.verdict} ({rule.statistic} {trend.correlation:+.3f}, one-sided p "
+        f"{trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, {trend.n} runs at {trend.levels} levels; "
+        f"rule: {rule.describe()})."
+    )
+    if trend.verdict != "verified":
+        declare_verdict(trend.verdict)
+    return trend
+
+
+def check_trend_rejected(
+    levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, **details: Any
+) -> Any:
+    """Negative control for ``check_trend``: on a design where no effect is predicted (the
+    hyperparameter labels permuted, ``claims._trend.permuted_levels``, or a factor the theory says
+    is inert) the same rule must not come out ``verified``."""
+    trend = _trend(levels, responses, rule, "check_trend_rejected")
+    numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
+    record_case(min(trend.error(), 1e300), 1.0, violates=True, error_scale="relative", evidence="trend", **numbers,
+                **details)
+    if trend.verdict == "verified":
+        raise ClaimViolation(
+            f"negative control accepted: '{statement}' came out verified on a design with no effect "
+            f"(p {trend.p_predicted:.3g}, correlation {trend.correlation:+.3f})"
+        )
+    return trend

@@ -686,7 +686,7 @@ def test_nested_collecting_records_into_the_innermost():
 # --- verdicts -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("verdict", ["verified", "inconclusive", "error", "not-run", "untested", "bogus", ""])
+@pytest.mark.parametrize("verdict", ["verified", "error", "not-run", "untested", "bogus", ""])
 def test_declare_verdict_rejects_verdicts_a_test_cannot_declare(verdict):
     with collecting() as evidence:
         with pytest.raises(ValueError, match="declares one of"):
@@ -1362,3 +1362,115 @@ def test_check_convergence_order_takes_a_scalar_tensor_floor_for_all_steps(floor
     with collecting() as evidence:
         check_convergence_order(HALVING, _power_law(2), 2, 0.2, 1.0, 0.01, floor=floor)
     assert evidence.cases == 1
+
+
+# --- check_trend: the statistics, the verdict rule and the negative control -------------------
+
+from claims._trend import TrendRule, permuted_levels, trend_test  # noqa: E402
+from claims.checks import check_trend, check_trend_rejected  # noqa: E402
+
+BATCHES = [8.0] * 3 + [16.0] * 3 + [32.0] * 3 + [64.0] * 3
+RISING = [5.0, 6.0, 5.5, 7.0, 8.0, 7.5, 9.0, 10.0, 9.5, 12.0, 11.0, 13.0]
+
+
+def test_trend_test_spearman_matches_scipy_and_its_exact_p_matches_enumeration():
+    from scipy.stats import spearmanr
+
+    levels, responses = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0, 3.0, 2.0, 5.0, 4.0, 6.0]
+    trend = trend_test(levels, responses, TrendRule("increasing"))
+    assert trend.exact and trend.correlation == pytest.approx(spearmanr(levels, responses).statistic, abs=1e-14)
+    # exact: the share of the 720 orders at least as large; scipy's exact test gives the same p
+    from scipy.stats import permutation_test
+
+    reference = permutation_test(
+        (responses,), lambda y: spearmanr(levels, y).statistic, permutation_type="pairings", alternative="greater"
+    )
+    assert trend.p_predicted == pytest.approx(reference.pvalue, abs=1e-12)
+
+
+@pytest.mark.parametrize("statistic", ["spearman", "kendall"])
+def test_trend_test_verdicts_follow_the_rule(statistic):
+    assert trend_test(BATCHES, RISING, TrendRule("increasing", statistic=statistic)).verdict == "verified"
+    assert trend_test(BATCHES, RISING, TrendRule("decreasing", statistic=statistic)).verdict == "refuted"
+    flat = [5.0, 6.0, 7.0] * 4
+    assert trend_test(BATCHES, flat, TrendRule("increasing", statistic=statistic)).verdict == "inconclusive"
+
+
+def test_trend_test_needs_the_minimum_effect_as_well_as_significance():
+    # 60 runs with a weak monotone trend: significant, but the correlation stays below 0.9
+    levels = [float(v) for v in range(6) for _ in range(10)]
+    responses = [v + 3.0 * math.sin(7.0 * i) for i, v in enumerate(levels)]
+    weak = trend_test(levels, responses, TrendRule("increasing", min_effect=0.9))
+    assert weak.p_predicted <= 0.05 and weak.effect < 0.9 and weak.verdict == "inconclusive"
+
+
+def test_trend_test_of_no_effect_is_an_equivalence_test():
+    assert trend_test(BATCHES, [4.0] * 12, TrendRule("none")).verdict == "verified"
+    assert trend_test(BATCHES, RISING, TrendRule("none")).verdict == "refuted"
+    noisy = [5.0, 9.0, 1.0, 7.0, 2.0, 8.0, 3.0, 6.0, 4.0, 9.0, 1.0, 5.0]
+    assert trend_test(BATCHES, noisy, TrendRule("none")).verdict == "inconclusive"
+
+
+def test_trend_test_is_deterministic_and_rejects_bad_designs():
+    rule = TrendRule("increasing")
+    assert trend_test(BATCHES, RISING, rule) == trend_test(BATCHES, RISING, rule)
+    with pytest.raises(ValueError, match="at least 4 runs"):
+        trend_test([1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0], rule)
+    with pytest.raises(ValueError, match="one response per level"):
+        trend_test([1.0, 2.0], [1.0], rule)
+    with pytest.raises(ValueError, match="direction"):
+        TrendRule("smaller")
+    with pytest.raises(ValueError, match="min_effect"):
+        TrendRule("increasing", min_effect=0.0)
+
+
+def test_check_trend_records_a_verified_trend_as_a_holding_case():
+    with collecting() as evidence:
+        trend = check_trend(BATCHES, RISING, TrendRule("increasing"), "rank rises with the batch size", scale="toy")
+    record = evidence.to_builtin()
+    assert trend.verdict == "verified" and record["verdict"] is None
+    assert record["holding"]["details"]["p_predicted"] == trend.p_predicted <= 0.05
+    assert record["holding"]["details"]["responses"] == RISING and record["holding"]["details"]["scale"] == "toy"
+    assert record["holding"]["error"] <= 1.0 and record["counterexample"] is None
+
+
+def test_check_trend_declares_refuted_with_a_counterexample_and_inconclusive_without():
+    with collecting() as evidence:
+        check_trend(BATCHES, RISING, TrendRule("decreasing"), "rank falls with the batch size")
+    record = evidence.to_builtin()
+    assert record["verdict"] == "refuted" and record["counterexample"]["details"]["p_opposite"] <= 0.05
+    with collecting() as evidence:
+        check_trend(BATCHES, [5.0, 6.0, 7.0] * 4, TrendRule("increasing"), "no signal")
+    record = evidence.to_builtin()
+    assert record["verdict"] == "inconclusive" and record["holding"]["error"] > 1.0
+    assert any("inconclusive" in note for note in record["notes"])
+
+
+def test_check_trend_keeps_the_stronger_declared_verdict():
+    with collecting() as evidence:
+        check_trend(BATCHES, RISING, TrendRule("decreasing"), "refuted first")
+        check_trend(BATCHES, [5.0, 6.0, 7.0] * 4, TrendRule("increasing"), "inconclusive next")
+    assert evidence.to_builtin()["verdict"] == "refuted"
+
+
+@NON_FINITE
+def test_check_trend_never_passes_non_finite_responses(bad):
+    with collecting(), pytest.raises(NonFiniteEvidence):
+        check_trend(BATCHES, RISING[:-1] + [bad], TrendRule("increasing"), "nan")
+    with collecting(), pytest.raises(NonFiniteEvidence):
+        check_trend_rejected(BATCHES, RISING[:-1] + [bad], TrendRule("increasing"), "nan")
+
+
+def test_check_trend_rejected_passes_permuted_labels_and_raises_on_a_real_trend():
+    shuffled = permuted_levels(BATCHES, seed=0)
+    assert sorted(shuffled) == sorted(BATCHES) and shuffled != BATCHES
+    with collecting() as evidence:
+        check_trend_rejected(shuffled, RISING, TrendRule("increasing"), "permuted")
+    assert evidence.to_builtin()["counterexample"] is not None
+    with collecting(), pytest.raises(ClaimViolation, match="negative control accepted"):
+        check_trend_rejected(BATCHES, RISING, TrendRule("increasing"), "real trend")
+
+
+def test_check_trend_needs_a_rule_object():
+    with collecting(), pytest.raises(TypeError, match="TrendRule"):
+        check_trend(BATCHES, RISING, "increasing", "no rule")

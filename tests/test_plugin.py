@@ -561,6 +561,16 @@ def test_a_correction_never_hides_a_refutation_and_nothing_hides_an_error():
     assert verdict_of(corrected)["verdict"] == "inconclusive"  # a correction needs a rejected control too
 
 
+def test_an_inconclusive_trend_is_never_averaged_into_a_verified_claim():
+    control = record("test_control", control=True)
+    undecided = record("test_trend", verdict="inconclusive")
+    entry_ = verdict_of(record("test_a"), undecided, control)
+    assert entry_["verdict"] == "inconclusive" and "trend test fixed before the data" in " ".join(entry_["why"])
+    shown = {"error": 3.0, "tolerance": 1.0, "details": {}}
+    refuting = record("test_refuting", verdict="refuted", counterexample=shown)
+    assert verdict_of(undecided, refuting, control)["verdict"] == "refuted"
+
+
 def test_every_control_must_reject():
     claim = record("test_claim")
     rejecting, accepting = record("test_c1", control=True), record("test_c2", control=True, outcome="failed")

@@ -1,0 +1,224 @@
+"""The statistics behind ``claims.checks.check_trend``: a rank-correlation trend test fixed before
+the data are seen, for the empirical claims (a hyperparameter's effect on a measured response).
+
+A design is a list of (level, response) pairs: several seeds at each hyperparameter level. The
+test is one-sided in the predicted direction: Spearman's rho (or Kendall's tau-b), both with
+average ranks for ties, and a permutation p-value (the responses' pairing with the levels
+permuted; exact enumeration when the design has at most ``TrendRule.resamples`` distinct
+pairings). The effect size is the rank correlation itself, signed so that positive is the
+predicted direction, with a bootstrap interval that resamples the seeds within each level (the
+design's levels stay fixed, as in the experiment); the Theil-Sen slope (response per unit level,
+with its interval) is reported beside it in the response's own units.
+
+Nothing here records evidence; no torch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from itertools import permutations
+from typing import Any, Literal, Sequence
+
+import numpy as np
+from scipy.stats import rankdata, theilslopes
+
+Direction = Literal["increasing", "decreasing", "none"]
+TREND_VERDICTS = ("verified", "refuted", "inconclusive")
+
+
+@dataclass(frozen=True)
+class TrendRule:
+    """The verdict rule, stated before the data (each claim test writes its own out).
+
+    ``direction``: the predicted sign of the association of the response with the level;
+    ``"none"`` predicts no effect. ``alpha``: the one-sided test's level. ``min_effect``: the
+    smallest rank correlation (in the predicted direction) that counts as an effect.
+
+    - increasing / decreasing: ``verified`` when the one-sided p in the predicted direction is
+      <= alpha and the effect >= min_effect; ``refuted`` when the one-sided p in the opposite
+      direction is <= alpha; ``inconclusive`` otherwise.
+    - none (an equivalence test): ``verified`` when the effect's whole interval lies inside
+      (-min_effect, min_effect); ``refuted`` when the two-sided p (twice the smaller one-sided p)
+      is <= alpha and |effect| >= min_effect; ``inconclusive`` otherwise.
+    """
+
+    direction: Direction
+    alpha: float = 0.05
+    min_effect: float = 0.3
+    statistic: Literal["spearman", "kendall"] = "spearman"
+    resamples: int = 9999
+    confidence: float = 0.90
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.direction not in ("increasing", "decreasing", "none"):
+            raise ValueError(f"direction must be increasing, decreasing or none, not {self.direction!r}")
+        if not 0 < self.alpha < 0.5:
+            raise ValueError(f"alpha must lie in (0, 0.5), not {self.alpha}")
+        if not 0 < self.min_effect < 1:
+            raise ValueError(f"min_effect is a rank correlation in (0, 1), not {self.min_effect}")
+        if self.statistic not in ("spearman", "kendall"):
+            raise ValueError(f"statistic must be spearman or kendall, not {self.statistic!r}")
+        if self.resamples < 99 or not 0 < self.confidence < 1:
+            raise ValueError("resamples >= 99 and confidence in (0, 1)")
+
+    def describe(self) -> str:
+        test = f"one-sided permutation test of {self.statistic}'s rank correlation"
+        if self.direction == "none":
+            return (
+                f"equivalence: verified when the {self.confidence:.0%} bootstrap interval of {self.statistic}'s "
+                f"correlation lies inside (-{self.min_effect}, {self.min_effect}); refuted when the two-sided "
+                f"permutation p <= {self.alpha} with |effect| >= {self.min_effect}"
+            )
+        return (
+            f"{test}, predicted {self.direction}: verified when p <= {self.alpha} and the correlation is "
+            f">= {self.min_effect} in the predicted direction; refuted when the opposite one-sided p <= "
+            f"{self.alpha}; inconclusive otherwise"
+        )
+
+
+@dataclass(frozen=True)
+class Trend:
+    """One trend test's outcome; ``effect`` and its interval are signed so that positive is the
+    predicted direction (for ``none``, positive is increasing)."""
+
+    rule: TrendRule
+    n: int
+    levels: int
+    correlation: float
+    p_predicted: float
+    p_opposite: float
+    exact: bool
+    effect: float
+    effect_interval: tuple[float, float]
+    slope: float
+    slope_interval: tuple[float, float]
+    verdict: str
+
+    @property
+    def p_two_sided(self) -> float:
+        return min(1.0, 2 * min(self.p_predicted, self.p_opposite))
+
+    def error(self) -> float:
+        """The case's error against tolerance 1 (<= 1 when the verdict is ``verified``): the larger of
+        p / alpha and min_effect / effect; for ``none`` the interval's reach over min_effect."""
+        rule = self.rule
+        if rule.direction == "none":
+            return max(abs(self.effect_interval[0]), abs(self.effect_interval[1])) / rule.min_effect
+        shortfall = rule.min_effect / self.effect if self.effect > 0 else math.inf
+        return min(max(self.p_predicted / rule.alpha, shortfall), 1e300)
+
+    def to_builtin(self) -> dict[str, Any]:
+        numbers = asdict(self)
+        rule = numbers.pop("rule")
+        numbers.update(
+            {f"rule_{k}": v for k, v in rule.items()},
+            p_two_sided=self.p_two_sided,
+            rule_text=self.rule.describe(),
+            effect_measure=f"{self.rule.statistic} rank correlation, positive = predicted direction",
+        )
+        return numbers
+
+
+def _correlations(x_ranks: np.ndarray, y_ranks: np.ndarray, statistic: str) -> np.ndarray:
+    """The rank correlation of x with every row of y_ranks (shape (r, n)); 0 where either side is
+    constant (no ordering, so no association: never NaN)."""
+    if statistic == "spearman":
+        xc = x_ranks - x_ranks.mean()
+        yc = y_ranks - y_ranks.mean(axis=-1, keepdims=True)
+        denominator = np.sqrt((xc**2).sum() * (yc**2).sum(axis=-1))
+        numerator = (yc * xc).sum(axis=-1)
+        return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
+    # Kendall's tau-b from the pairwise sign products.
+    sx = np.sign(x_ranks[:, None] - x_ranks[None, :])
+    sy = np.sign(y_ranks[..., :, None] - y_ranks[..., None, :])
+    numerator = (sx * sy).sum(axis=(-1, -2))
+    denominator = np.sqrt(np.abs(sx).sum() * np.abs(sy).sum(axis=(-1, -2)))
+    return np.divide(numerator, denominator, out=np.zeros_like(numerator, dtype=float), where=denominator > 0)
+
+
+def _permutation_p(x_ranks: np.ndarray, y: np.ndarray, observed: float, rule: TrendRule) -> tuple[float, float, bool]:
+    """One-sided p-values (greater, less) of the correlation under permuted pairings: exact over all
+    n! orders when n! <= resamples, else (1 + count) / (1 + resamples) over random orders."""
+    n = len(y)
+    exact = math.factorial(n) <= rule.resamples
+    if exact:
+        orders = np.array(list(permutations(range(n))))
+    else:
+        rng = np.random.default_rng(rule.seed)
+        orders = rng.permuted(np.tile(np.arange(n), (rule.resamples, 1)), axis=1)
+    null = _correlations(x_ranks, rankdata(y)[orders], rule.statistic)
+    slack = 1e-12  # ties of the statistic with itself up to rounding count as at least as extreme
+    greater = (null >= observed - slack).sum()
+    less = (null <= observed + slack).sum()
+    if exact:
+        return greater / len(orders), less / len(orders), True
+    return (1 + greater) / (1 + rule.resamples), (1 + less) / (1 + rule.resamples), False
+
+
+def _bootstrap_interval(x: np.ndarray, y: np.ndarray, rule: TrendRule) -> tuple[float, float]:
+    """Percentile interval of the correlation over resamples that redraw the responses within each
+    level (with replacement), keeping the design."""
+    rng = np.random.default_rng(rule.seed + 1)
+    groups = [np.flatnonzero(x == level) for level in np.unique(x)]
+    order = np.concatenate(groups)
+    draws = np.concatenate(
+        [g[rng.integers(0, len(g), size=(rule.resamples, len(g)))] for g in groups], axis=1
+    )
+    x_ranks = rankdata(x[order])
+    resampled = rankdata(y[draws], axis=1)
+    values = _correlations(x_ranks, resampled, rule.statistic)
+    tail = (1 - rule.confidence) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendRule) -> Trend:
+    """Run ``rule`` on the design (``levels[i]``, ``responses[i]``); the inputs must be finite
+    (the caller checks), with at least 2 distinct levels and 4 pairs."""
+    x = np.asarray(levels, dtype=float)
+    y = np.asarray(responses, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"one response per level: {x.shape} levels, {y.shape} responses")
+    if len(x) < 4 or len(np.unique(x)) < 2:
+        raise ValueError("a trend needs at least 4 runs at 2 or more levels")
+    x_ranks = rankdata(x)
+    correlation = float(_correlations(x_ranks, rankdata(y)[None, :], rule.statistic)[0])
+    p_greater, p_less, exact = _permutation_p(x_ranks, y, correlation, rule)
+    low, high = _bootstrap_interval(x, y, rule)
+    sign = -1.0 if rule.direction == "decreasing" else 1.0
+    p_predicted, p_opposite = (p_less, p_greater) if sign < 0 else (p_greater, p_less)
+    effect = sign * correlation
+    interval = tuple(sorted((sign * low, sign * high)))
+    if len(np.unique(y)) > 1:
+        theil = theilslopes(y, x, alpha=rule.confidence)
+        slope, slope_interval = float(theil.slope), (float(theil.low_slope), float(theil.high_slope))
+    else:
+        slope, slope_interval = 0.0, (0.0, 0.0)
+    if rule.direction == "none":
+        two_sided = min(1.0, 2 * min(p_greater, p_less))
+        if -rule.min_effect < interval[0] and interval[1] < rule.min_effect:
+            verdict = "verified"
+        elif two_sided <= rule.alpha and abs(effect) >= rule.min_effect:
+            verdict = "refuted"
+        else:
+            verdict = "inconclusive"
+    elif p_predicted <= rule.alpha and effect >= rule.min_effect:
+        verdict = "verified"
+    elif p_opposite <= rule.alpha:
+        verdict = "refuted"
+    else:
+        verdict = "inconclusive"
+    return Trend(
+        rule=rule, n=len(x), levels=len(np.unique(x)), correlation=correlation, p_predicted=float(p_predicted),
+        p_opposite=float(p_opposite), exact=exact, effect=effect, effect_interval=interval, slope=slope,
+        slope_interval=slope_interval, verdict=verdict,
+    )
+
+
+def permuted_levels(levels: Sequence[float], seed: int = 0) -> list[float]:
+    """The design's levels reassigned to the runs by a fixed random permutation: the negative
+    control's design, where the hyperparameter carries no information about the response."""
+    rng = np.random.default_rng(seed)
+    return [float(v) for v in rng.permutation(np.asarray(levels, dtype=float))]
