@@ -38,6 +38,15 @@ SEED_FACTOR = {"dev": 1, "ci": 1, "nightly": 3}
 the seeds themselves are fixed (0, 1, ...), so ``ci`` reruns the same runs."""
 
 
+TRAINING_LENGTH_FACTOR = {"dev": 1, "ci": 1, "nightly": 4}
+"""How many times longer an empirical claim trains when its statement is about training length."""
+
+
+def training_length_factor() -> int:
+    """``TRAINING_LENGTH_FACTOR`` of the active profile."""
+    return TRAINING_LENGTH_FACTOR[_active["profile"]]
+
+
 def active_profile() -> str:
     return _active["profile"]
 

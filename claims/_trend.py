@@ -50,6 +50,10 @@ class TrendRule:
     resamples: int = 9999
     confidence: float = 0.90
     seed: int = 0
+    min_slope: float | None = None
+    """If given (increasing/decreasing only), ``verified`` also needs the Theil-Sen slope, in the
+    response's units per unit level and signed in the predicted direction, >= min_slope: an effect
+    size the statement states in the response's own units (e.g. "orders of magnitude")."""
 
     def __post_init__(self) -> None:
         if self.direction not in ("increasing", "decreasing", "none"):
@@ -62,6 +66,8 @@ class TrendRule:
             raise ValueError(f"statistic must be spearman or kendall, not {self.statistic!r}")
         if self.resamples < 99 or not 0 < self.confidence < 1:
             raise ValueError("resamples >= 99 and confidence in (0, 1)")
+        if self.min_slope is not None and (self.direction == "none" or not self.min_slope > 0):
+            raise ValueError("min_slope is a positive size of a predicted increase or decrease")
 
     def describe(self) -> str:
         test = f"one-sided permutation test of {self.statistic}'s rank correlation"
@@ -71,9 +77,10 @@ class TrendRule:
                 f"correlation lies inside (-{self.min_effect}, {self.min_effect}); refuted when the two-sided "
                 f"permutation p <= {self.alpha} with |effect| >= {self.min_effect}"
             )
+        slope = "" if self.min_slope is None else f" and the Theil-Sen slope >= {self.min_slope:g} per unit level"
         return (
             f"{test}, predicted {self.direction}: verified when p <= {self.alpha} and the correlation is "
-            f">= {self.min_effect} in the predicted direction; refuted when the opposite one-sided p <= "
+            f">= {self.min_effect} in the predicted direction{slope}; refuted when the opposite one-sided p <= "
             f"{self.alpha}; inconclusive otherwise"
         )
 
@@ -93,7 +100,7 @@ class Trend:
     effect: float
     effect_interval: tuple[float, float]
     slope: float
-    slope_interval: tuple[float, float]
+    slope_interval: tuple[float, float] | None
     verdict: str
 
     @property
@@ -107,6 +114,9 @@ class Trend:
         if rule.direction == "none":
             return max(abs(self.effect_interval[0]), abs(self.effect_interval[1])) / rule.min_effect
         shortfall = rule.min_effect / self.effect if self.effect > 0 else math.inf
+        if rule.min_slope is not None:
+            signed = self.slope if rule.direction == "increasing" else -self.slope
+            shortfall = max(shortfall, rule.min_slope / signed if signed > 0 else math.inf)
         return min(max(self.p_predicted / rule.alpha, shortfall), 1e300)
 
     def to_builtin(self) -> dict[str, Any]:
@@ -192,8 +202,11 @@ def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendR
     effect = sign * correlation
     interval = tuple(sorted((sign * low, sign * high)))
     if len(np.unique(y)) > 1:
-        theil = theilslopes(y, x, alpha=rule.confidence)
+        with np.errstate(invalid="ignore"):  # scipy's interval takes a sqrt that is NaN for tiny designs
+            theil = theilslopes(y, x, alpha=rule.confidence)
         slope, slope_interval = float(theil.slope), (float(theil.low_slope), float(theil.high_slope))
+        if not all(math.isfinite(v) for v in slope_interval):
+            slope_interval = None  # the design is too small for scipy's interval: none is given
     else:
         slope, slope_interval = 0.0, (0.0, 0.0)
     if rule.direction == "none":
@@ -204,7 +217,9 @@ def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendR
             verdict = "refuted"
         else:
             verdict = "inconclusive"
-    elif p_predicted <= rule.alpha and effect >= rule.min_effect:
+    elif p_predicted <= rule.alpha and effect >= rule.min_effect and (
+        rule.min_slope is None or sign * slope >= rule.min_slope
+    ):
         verdict = "verified"
     elif p_opposite <= rule.alpha:
         verdict = "refuted"

@@ -21,6 +21,7 @@ from hypothesis import target
 from claims._evidence import (
     ClaimViolation,
     NonFiniteEvidence,
+    current,
     currently_in_example,
     declare_verdict,
     record_case,
@@ -535,7 +536,8 @@ def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check
 
 
 def check_trend(
-    levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, **details: Any
+    levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, declare: bool = True,
+    **details: Any,
 ) -> Any:
     """A trend claim (``statement``: the predicted effect of a hyperparameter on a response) judged
     by ``rule`` (a ``claims.TrendRule`` fixed before the data) on a design of runs: ``levels[i]``
@@ -546,7 +548,8 @@ def check_trend(
     counterexample and the test declares ``refuted``; ``inconclusive`` is recorded with its numbers
     and the test declares ``inconclusive`` (a trend that does not reproduce at this scale is a
     result, not a broken run). Error = max(p / alpha, min_effect / effect) against tolerance 1
-    (``Trend.error``). Returns the ``claims._trend.Trend``."""
+    (``Trend.error``). With ``declare=False`` the test states its verdict itself from the returned
+    ``claims._trend.Trend`` (e.g. a correction that two designs together show)."""
     trend = _trend(levels, responses, rule, "check_trend")
     numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
     refuted = trend.verdict == "refuted"
@@ -557,8 +560,14 @@ def check_trend(
         f"{trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, {trend.n} runs at {trend.levels} levels; "
         f"rule: {rule.describe()})."
     )
-    if trend.verdict != "verified":
-        declare_verdict(trend.verdict)
+    if trend.verdict != "verified" and declare:
+        evidence = current("check_trend")
+        if evidence.is_finding:  # a finding keeps its own verdict; the claim's rests on the test's own trends
+            strength = ("refuted", "inconclusive")
+            if evidence.verdict not in strength or strength.index(trend.verdict) < strength.index(evidence.verdict):
+                evidence.verdict = trend.verdict
+        else:
+            declare_verdict(trend.verdict)
     return trend
 
 

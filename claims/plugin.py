@@ -48,7 +48,7 @@ EVIDENCE = "claims_evidence"
 SEED = "claims_hypothesis_seed"
 MANIFESTS = "claims_manifest_dir"
 PARTIAL = "partial"
-VERSIONED = ("torch", "numpy", "scipy", "sympy", "hypothesis", "pytest", "pytest-xdist", "lowrank-claims")
+VERSIONED = ("torch", "numpy", "scipy", "scikit-learn", "sympy", "hypothesis", "pytest", "pytest-xdist", "lowrank-claims")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

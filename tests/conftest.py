@@ -16,3 +16,18 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="session")
+def design_runner(tmp_path_factory):
+    """One ``claims._experiments.DesignRunner`` per session: under xdist every worker shares one
+    directory of this session's base temp (fresh each session, so nothing trained by an earlier run
+    is ever reused), and each training arm is trained once, by whichever worker needs it first."""
+    import os
+
+    from claims._experiments import DesignRunner
+    from claims._profiles import seed_factor
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return DesignRunner(shared / "sgd-designs", seed_factor=seed_factor())

@@ -1474,3 +1474,22 @@ def test_check_trend_rejected_passes_permuted_labels_and_raises_on_a_real_trend(
 def test_check_trend_needs_a_rule_object():
     with collecting(), pytest.raises(TypeError, match="TrendRule"):
         check_trend(BATCHES, RISING, "increasing", "no rule")
+
+
+def test_check_trend_inside_a_finding_keeps_the_verdict_in_the_finding():
+    with collecting() as evidence:
+        with finding("another convention"):
+            check_trend(BATCHES, RISING, TrendRule("decreasing"), "refuted in the finding")
+        check_trend(BATCHES, RISING, TrendRule("increasing"), "verified")
+    record = evidence.to_builtin()
+    assert record["verdict"] is None and record["findings"]["another convention"]["verdict"] == "refuted"
+
+
+def test_trend_test_with_a_minimum_slope_needs_the_effect_in_the_response_units():
+    levels, responses = [0.0] * 4 + [1.0] * 4, [0.0, 0.1, 0.2, 0.1, 1.5, 1.6, 1.4, 1.7]
+    assert trend_test(levels, responses, TrendRule("increasing")).verdict == "verified"
+    short = trend_test(levels, responses, TrendRule("increasing", min_slope=2.0))
+    assert short.verdict == "inconclusive" and 1.0 < short.error() and short.slope == pytest.approx(1.45)
+    assert trend_test(levels, responses, TrendRule("increasing", min_slope=1.0)).verdict == "verified"
+    with pytest.raises(ValueError, match="min_slope"):
+        TrendRule("none", min_slope=1.0)
