@@ -555,10 +555,17 @@ def check_trend(
     refuted = trend.verdict == "refuted"
     record_case(min(trend.error(), 1e300), 1.0, violates=refuted, error_scale="relative", evidence="trend",
                 **numbers, **details)
+    low, high = trend.effect_interval
+    scale = details.get("scale")
+    if isinstance(scale, dict):
+        scale = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in scale.items() if k not in ("levels", "base"))
     record_note(
-        f"Trend '{statement}': {trend.verdict} ({rule.statistic} {trend.correlation:+.3f}, one-sided p "
-        f"{trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, {trend.n} runs at {trend.levels} levels; "
-        f"rule: {rule.describe()})."
+        f"Trend '{statement}': {trend.verdict} ({rule.statistic} {trend.correlation:+.3f}, effect {trend.effect:+.3f} "
+        f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
+        f"{trend.n} runs at {trend.levels} levels; rule: {rule.describe()})"
+        + (f"; scale used: {scale}" if scale else "")
+        + (f"; the memo's scale: {details['memo_scale']}" if details.get("memo_scale") else "")
+        + "."
     )
     if trend.verdict != "verified" and declare:
         evidence = current("check_trend")

@@ -32,6 +32,7 @@ from claims._profiles import training_length_factor
 from claims._trend import permuted_levels
 
 F1 = pytest.mark.claim("GP22.F1")
+P1 = pytest.mark.claim("GP22.P1")
 
 LAMBDAS = (0.0, 1e-4, 1e-3, 1e-2)
 """The memo's lambda = 1e-4 and 1e-3, and 1e-2: the memo trains ~940 000 steps (MNIST, 2000 epochs
@@ -113,9 +114,9 @@ def judge_magnitude(design_runner, loss: str, control: bool) -> None:
         check_trend(levels, responses, ORDERS_OF_MAGNITUDE, statement, **details)
 
 
-def judge_growth(design_runner, loss: str, control: bool) -> None:
+def judge_growth(design_runner, loss: str, control: bool, lambdas: tuple[float, ...] = LAMBDAS[1:]) -> None:
     result, table = prepared(design_runner, loss)
-    for lam in LAMBDAS[1:]:
+    for lam in lambdas:
         levels, responses = [], []
         per_length = SEEDS_PER_LENGTH * design_runner.seed_factor  # more seeds under nightly
         for k, length in enumerate(LENGTHS):
@@ -161,3 +162,23 @@ def test_f1_weight_decay_ratio_grows_with_training_length(design_runner, loss):
 def test_f1_permuted_labels_rejected(design_runner, loss):
     judge_magnitude(design_runner, loss, control=True)
     judge_growth(design_runner, loss, control=True)
+
+
+# --- GP22.P1, evidence from training (the constructions and the search are in test_gp22_convergence.py) ---
+
+
+@P1
+@LOSSES
+def test_p1_sgd_with_weight_decay_does_not_settle(design_runner, loss):
+    """Proposition 1 says SGD with lambda > 0 has no convergence point with f_W != 0 on non-collinear
+    data (digits), so a run that does not go to W = 0 keeps moving: relative to its lambda = 0 twin
+    (which nearly stops, Prop. 2), its step d(W_t+1, W_t) grows with the length of training. Judged
+    at lambda = 1e-2, the level whose 2 eta lambda T is nearest the memo's (fixed before the data);
+    runs whose weights went to zero are the proposition's other case, counted apart."""
+    judge_growth(design_runner, loss, control=False, lambdas=(1e-2,))
+
+
+@pytest.mark.claim("GP22.P1", negative_control=True)
+@LOSSES
+def test_p1_permuted_training_lengths_rejected(design_runner, loss):
+    judge_growth(design_runner, loss, control=True, lambdas=(1e-2,))
