@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from hypothesis import assume, given
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from claims import (
@@ -251,6 +251,10 @@ def lemma4_rate(risk, theta, case, check, pair_indices=None):
 @pytest.mark.claim("LJ22.L4")
 @pytest.mark.parametrize("case", sorted(L4_ARCHITECTURES))
 def test_eq6_rate_is_nonzero_with_mixed_patterns(case):
+    # Most random ReLU instances have no pair (u active on every example, v on some only): the filter
+    # is the lemma's hypothesis, and the judged cases are counted in the report. A ci run on a busy
+    # machine hit Hypothesis's filter_too_much health check (7 kept of 57) where runs alone pass.
+    @settings(suppress_health_check=[HealthCheck.filter_too_much])
     @given(risk_instances(st.just(L4_ARCHITECTURES[case](RELU))))
     def run(instance):
         risk, theta = instance
