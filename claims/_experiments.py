@@ -11,14 +11,15 @@ program per batch size. Seeds are 0, 1, ...: fixed under ``ci``; ``nightly`` tra
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
+
+from claims._session_cache import file_lock
 
 Factor = Literal["batch_size", "learning_rate", "weight_decay"]
 Budget = Literal["epochs", "steps"]
@@ -218,21 +219,6 @@ def train_arm(arm: Arm) -> dict[str, Any]:
     return record.to_builtin()
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # no advisory locks here: every worker trains for itself
-        yield
-        return
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 class DesignRunner:
     """Trains designs, each arm once per ``directory``: with a directory shared by a session's
     xdist workers (and only that session), the first worker to need an arm trains it under a file
@@ -252,7 +238,7 @@ class DesignRunner:
         else:
             self.directory.mkdir(parents=True, exist_ok=True)
             stored = self.directory / f"{key}.json"
-            with _locked(self.directory / f"{key}.lock"):
+            with file_lock(self.directory / f"{key}.lock"):
                 if stored.exists():
                     record = json.loads(stored.read_text())
                 else:

@@ -201,8 +201,8 @@ def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None 
     if verdict == "inconclusive" and verdict in declared:
         undecided = [t.nodeid for t in finished if t.evidence.get("verdict") == "inconclusive"]
         why.append(
-            f"{', '.join(undecided)}: a trend test fixed before the data came out neither significant in the "
-            "predicted direction nor against it at this run's scale (its test, p-values and effect are in the evidence)."
+            f"{', '.join(undecided)}: declared inconclusive: a test fixed before the data (a trend, or a threshold "
+            "within the run's length) came out neither way at this run's scale; its numbers and reasons are in the notes."
         )
     if verdict in ("verified", "verified-with-correction"):
         if control != "rejected":

@@ -19,15 +19,21 @@ def one_torch_thread():
 
 
 @pytest.fixture(scope="session")
-def design_runner(tmp_path_factory):
-    """One ``claims._experiments.DesignRunner`` per session: under xdist every worker shares one
-    directory of this session's base temp (fresh each session, so nothing trained by an earlier run
-    is ever reused), and each training arm is trained once, by whichever worker needs it first."""
+def session_store(tmp_path_factory):
+    """A directory shared by this session's xdist workers and fresh each session (the parent of the
+    workers' base temp directories), for ``claims._session_cache``: nothing computed by an earlier
+    run is ever reused."""
     import os
 
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def design_runner(session_store):
+    """One ``claims._experiments.DesignRunner`` per session: each training arm is trained once, by
+    whichever xdist worker needs it first."""
     from claims._experiments import DesignRunner
     from claims._profiles import seed_factor
 
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    return DesignRunner(shared / "sgd-designs", seed_factor=seed_factor())
+    return DesignRunner(session_store / "sgd-designs", seed_factor=seed_factor())
