@@ -3,7 +3,6 @@ and 3.4 / A.4, and Lemma A.6. The network, L_0 and the ratios are claims._saddle
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -26,6 +25,7 @@ from claims import (
     record_note,
 )
 from claims.strategies import matrices, relu_networks
+from claims._escape import deepen
 from claims._saddle import (
     HIDDEN_LAYERS,
     INPUT_AS_LAYER_0,
@@ -698,34 +698,6 @@ def test_perturbed_bound_is_rejected(depth, d_in, n_samples, sigma, t, q, factor
 
 
 # ---------------------------------------------------------------- BSJ25.P32 (Prop. 3.2 / A.3)
-
-
-def deepen(weights, x, g, new_widths, pick=torch.argmin):
-    """Appendix A.3: from W_1..W_L build the depth-(L+k) network, k = len(new_widths) - 1.
-
-    a_i = ||W_{L,.i}|| ||W_{L-1,i.}||, T_i = Tr[G^T Wbar_{L,.i} relu(Wbar_{L-1,i.} Z^s_{L-2})] (bars:
-    unit vectors), i* = argmin T_i, c = sqrt(sum_i a_i); Wt_{L-1} = c (Wbar_{L-1,i*.}; 0; ..),
-    Wt_l = E_11 for l = L .. L+k-1, Wt_{L+k} = c (Wbar_{L,.i*}, 0, ..), Wt_l = W_l for l <= L-2.
-    ``new_widths`` are the widths of layers L-1 .. L+k-1 of the new network.
-    """
-    last, previous = weights[-1], weights[-2]
-    columns, rows = norm(last, dim=0), norm(previous, dim=1)
-    column_bar, row_bar = last / columns, previous / rows[:, None]
-    inputs = forward(weights[:-2], x)[1][-1]
-    terms = ((column_bar.T @ g) * torch.relu(row_bar @ inputs)).sum(dim=1)
-    shares = columns * rows
-    star = int(pick(terms))
-    c = shares.sum().sqrt()
-    first = torch.zeros(new_widths[0], previous.shape[1], dtype=x.dtype)
-    first[0] = c * row_bar[star]
-    middle = []
-    for fan_in, fan_out in itertools.pairwise(new_widths):
-        e11 = torch.zeros(fan_out, fan_in, dtype=x.dtype)
-        e11[0, 0] = 1.0
-        middle.append(e11)
-    final = torch.zeros(last.shape[0], new_widths[-1], dtype=x.dtype)
-    final[:, 0] = c * column_bar[:, star]
-    return list(weights[:-2]) + [first] + middle + [final], terms, shares, star
 
 
 def deeper_ranks(deeper, x, depth):
