@@ -311,5 +311,6 @@ def declare_verdict(verdict: str, correction: str | None = None) -> None:
     current("declare_verdict")
     evidence = next(e for e in reversed(_stack) if not e.is_finding)
     if evidence.verdict is not None and DECLARABLE.index(evidence.verdict) < DECLARABLE.index(verdict):
+        evidence.correction = evidence.correction or correction
         return
-    evidence.verdict, evidence.correction = verdict, correction
+    evidence.verdict, evidence.correction = verdict, correction or evidence.correction

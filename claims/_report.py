@@ -215,6 +215,14 @@ def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None 
             why.append(f"{', '.join(empty)} passed without a non-degenerate case.")
         if not any(t.evidence.get("holding") for t in finished):
             why.append("No case where the statement holds was checked.")
+        exceeded = [
+            t.nodeid for t in finished
+            if t.evidence.get("holding") and t.evidence["holding"]["error"] > t.evidence["holding"]["tolerance"]
+        ]
+        if exceeded:
+            why.append(
+                f"{', '.join(exceeded)} recorded a case beyond its tolerance (an undecided trend) without declaring a verdict."
+            )
         if verdict == "verified" and any(t.evidence.get("counterexample") for t in finished):
             why.append("A test recorded a counterexample to the printed statement but declared no verdict.")
         if suite.unselected_evidence:

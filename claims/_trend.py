@@ -5,7 +5,7 @@ A design is a list of (level, response) pairs: several seeds at each hyperparame
 test is one-sided in the predicted direction: Spearman's rho (or Kendall's tau-b), both with
 average ranks for ties, and a permutation p-value (the responses' pairing with the levels
 permuted; exact enumeration when the design has at most ``TrendRule.resamples`` distinct
-pairings). The effect size is the rank correlation itself, signed so that positive is the
+pairings; the count of orders, n!, is what is compared). The effect size is the rank correlation itself, signed so that positive is the
 predicted direction, with a bootstrap interval that resamples the seeds within each level (the
 design's levels stay fixed, as in the experiment); the Theil-Sen slope (response per unit level,
 with its interval) is reported beside it in the response's own units.
@@ -51,9 +51,10 @@ class TrendRule:
     confidence: float = 0.90
     seed: int = 0
     min_slope: float | None = None
-    """If given (increasing/decreasing only), ``verified`` also needs the Theil-Sen slope, in the
-    response's units per unit level and signed in the predicted direction, >= min_slope: an effect
-    size the statement states in the response's own units (e.g. "orders of magnitude")."""
+    """If given (increasing/decreasing only), ``verified`` also needs the Theil-Sen slope's interval,
+    in the response's units per unit level and signed in the predicted direction, to lie above
+    min_slope: an effect size the statement states in the response's own units (e.g. "orders of
+    magnitude")."""
 
     def __post_init__(self) -> None:
         if self.direction not in ("increasing", "decreasing", "none"):
@@ -116,7 +117,8 @@ class Trend:
         shortfall = rule.min_effect / self.effect if self.effect > 0 else math.inf
         if rule.min_slope is not None:
             signed = self.slope if rule.direction == "increasing" else -self.slope
-            shortfall = max(shortfall, rule.min_slope / signed if signed > 0 else math.inf)
+            near = min(signed, *(s if rule.direction == "increasing" else -s for s in (self.slope_interval or (0.0,))))
+            shortfall = max(shortfall, rule.min_slope / near if near > 0 else math.inf)
         return min(max(self.p_predicted / rule.alpha, shortfall), 1e300)
 
     def to_builtin(self) -> dict[str, Any]:
@@ -184,6 +186,14 @@ def _bootstrap_interval(x: np.ndarray, y: np.ndarray, rule: TrendRule) -> tuple[
     return float(low), float(high)
 
 
+def _slope_reaches(sign: float, interval: tuple[float, float] | None, minimum: float) -> bool:
+    """The Theil-Sen interval's near end, signed toward the prediction, is at least ``minimum``
+    (no interval: not shown)."""
+    if interval is None:
+        return False
+    return min(sign * interval[0], sign * interval[1]) >= minimum
+
+
 def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendRule) -> Trend:
     """Run ``rule`` on the design (``levels[i]``, ``responses[i]``); the inputs must be finite
     (the caller checks), with at least 2 distinct levels and 4 pairs."""
@@ -218,7 +228,7 @@ def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendR
         else:
             verdict = "inconclusive"
     elif p_predicted <= rule.alpha and effect >= rule.min_effect and (
-        rule.min_slope is None or sign * slope >= rule.min_slope
+        rule.min_slope is None or _slope_reaches(sign, slope_interval, rule.min_slope)
     ):
         verdict = "verified"
     elif p_opposite <= rule.alpha:

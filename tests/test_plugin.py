@@ -571,6 +571,13 @@ def test_an_inconclusive_trend_is_never_averaged_into_a_verified_claim():
     assert verdict_of(undecided, refuting, control)["verdict"] == "refuted"
 
 
+def test_a_holding_case_beyond_its_tolerance_without_a_verdict_is_not_verified():
+    control = record("test_control", control=True)
+    undeclared = record("test_trend", error=3.0, tolerance=1.0)
+    entry_ = verdict_of(record("test_a"), undeclared, control)
+    assert entry_["verdict"] == "inconclusive" and "beyond its tolerance" in " ".join(entry_["why"])
+
+
 def test_every_control_must_reject():
     claim = record("test_claim")
     rejecting, accepting = record("test_c1", control=True), record("test_c2", control=True, outcome="failed")
