@@ -1,0 +1,168 @@
+"""LJ22 Section 5 / Appendix D: spectral-vs-Frobenius alignment of the linear tail (Lemma 11,
+Theorem 2, Corollary 1).
+
+- ``lemma11_offset``: D' of Lemma 11 from the initialization (the proof's D of Ji & Telgarsky
+  (2019) B.2 for the block's invariance U^T U - Y Y^T).
+- ``eq13_offset``: D of Eq. (13) for a block followed by Fin, assembled from the proof's pieces
+  (Eq. (83)'s D0 and Eq. (84)'s D_l).
+- ``norm_ratio`` ||W||_2^2/||W||_F^2 and ``alignment`` |<v_{j+1}, u_j>|.
+- ``normalized_flow``: the gradient-flow path followed at unit speed in arc length s
+  (d theta/ds = -g/|g|, with dt/ds = 1/|g| carried along so that the flow time is known), and
+  ``same_path_error``: the distance between it and the plain flow (DOP853) at equal arc length.
+- ``separable_data``: linearly separable data with a margin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from scipy.integrate import solve_ivp
+
+from claims._builders import NetworkBuilder, resnet_block, with_bias_column
+from claims._networks import LINEAR, RELU, DagNetwork
+from claims._risk import Risk
+
+
+def spectral_sq(W: torch.Tensor) -> float:
+    return float(torch.linalg.matrix_norm(W, ord=2) ** 2)
+
+
+def frobenius_sq(W: torch.Tensor) -> float:
+    return float((W**2).sum())
+
+
+def norm_ratio(W: torch.Tensor) -> float:
+    """||W||_2^2 / ||W||_F^2 in [1/rank, 1]."""
+    return spectral_sq(W) / frobenius_sq(W)
+
+
+def alignment(W_j: torch.Tensor, W_next: torch.Tensor) -> float:
+    """|<v_{j+1}, u_j>|: u_j the left principal singular vector of W_j (out x in), v_{j+1} the
+    right one of the next layer's W_{j+1} (its input dimension = W_j's output dimension)."""
+    u = torch.linalg.svd(W_j).U[:, 0]
+    v = torch.linalg.svd(W_next).Vh[0]
+    return float(abs(u @ v))
+
+
+def lemma11_offset(U: torch.Tensor, Y: torch.Tensor) -> float:
+    """D' = D = ||U(0)^T U(0) - Y(0) Y(0)^T||_2 (Ji & Telgarsky 2019, B.2, as Lemma 11's proof
+    cites it; the pdf prints a square on the norm, which is not scale-consistent)."""
+    return float(torch.linalg.matrix_norm(U.T @ U - Y @ Y.T, ord=2))
+
+
+def block_matrices(network: DagNetwork, theta: torch.Tensor, name: str) -> dict[str, torch.Tensor]:
+    w = network.edge_weights(theta)
+    return {k: network.weight_matrix(f"{name}{k}", w) for k in ("Y", "U", "Z")}
+
+
+def lemma11_sides(U: torch.Tensor, Y: torch.Tensor, Z: torch.Tensor) -> tuple[float, float]:
+    """(||A||_2^2, ||B||_2^2) for A = [U Z], B = [Y; Z]."""
+    return spectral_sq(torch.cat([U, Z], 1)), spectral_sq(torch.cat([Y, Z], 0))
+
+
+def eq13_offset(A0: torch.Tensor, F0: torch.Tensor) -> float:
+    """D of Eq. (13) for layer j = a block (matrix representation A = [U Z]) followed by Fin:
+    D0 = ||A(0)||_F^2 - ||Fin(0)||_F^2 (Eq. (83)) plus D_1 = ||Fin(0)^T Fin(0) - A(0) A(0)^T||_2
+    (Eq. (84), C = 1 since Fin is rank one), clipped at 0 (D >= 0)."""
+    d0 = frobenius_sq(A0) - frobenius_sq(F0)
+    d1 = float(torch.linalg.matrix_norm(F0.T @ F0 - A0 @ A0.T, ord=2))
+    return max(0.0, d0 + d1)
+
+
+def separable_data(n: int, d: int, margin: float, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """n points of N(0, I_d) with |<w*, x>| >= margin for a unit w*, labels sign(<w*, x>)."""
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(d, generator=g, dtype=torch.float64)
+    w = w / w.norm()
+    xs = []
+    while sum(len(x) for x in xs) < n:
+        x = torch.randn(4 * n, d, generator=g, dtype=torch.float64)
+        xs.append(x[(x @ w).abs() >= margin])
+    x = torch.cat(xs)[:n]
+    return x, torch.sign(x @ w)
+
+
+def theorem2_network(d: int, front: int, hidden: int, out: int) -> DagNetwork:
+    """eta = one ReLU layer with biases (W1, W1.b); K = 0 convolutions; M = 1 linear ResNetFree
+    block B2 (Y hidden x front, U out x hidden, Z out x front); Fin (1 x out), no bias."""
+    b = NetworkBuilder(d, bias=True)
+    h = b.layer(front, RELU)
+    b.dense(b.inputs, h, "W1")
+    b.bias(h, "W1.b")
+    r = resnet_block(b, h, "free", hidden, out, slope=LINEAR, name="B2.")
+    o = b.layer(1, LINEAR)
+    b.dense(r, o, "Fin")
+    return b.build()
+
+
+def corollary1_network(widths: list[int], relu_layers: int) -> DagNetwork:
+    """Fully-connected, no biases, matrices W1..WL; the first ``relu_layers`` layers ReLU, the
+    rest (the last K = L - relu_layers) linear."""
+    b = NetworkBuilder(widths[0])
+    prev = b.inputs
+    for k, width in enumerate(widths[1:], start=1):
+        layer = b.layer(width, RELU if k <= relu_layers else LINEAR)
+        b.dense(prev, layer, f"W{k}")
+        prev = layer
+    return b.build()
+
+
+def needs_bias_column(network: DagNetwork, x: torch.Tensor) -> torch.Tensor:
+    return with_bias_column(x) if network.bias_vertex is not None else x
+
+
+def normalized_flow(
+    risk: Risk, theta: torch.Tensor, lengths: torch.Tensor, steps: int, record_every: int = 0
+) -> tuple[torch.Tensor, torch.Tensor, list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]]:
+    """RK4 on d(theta, t)/ds = (-g/|g|, 1/|g|) for a batch (batch, p), trajectory i to arc length
+    lengths[i] in ``steps`` steps. Returns theta, the flow time t reached and, every
+    ``record_every`` steps, (s, t, theta) snapshots."""
+    h = (lengths / steps)[:, None]
+
+    def field(th: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        g = torch.stack([plain_gradient(risk, row) for row in th])
+        n = g.norm(dim=1, keepdim=True)
+        if not bool((n > 0).all() & torch.isfinite(n).all()):
+            raise ArithmeticError("the gradient vanished or overflowed on the normalized path")
+        return -g / n, 1 / n
+
+    t = torch.zeros(theta.shape[0], 1, dtype=theta.dtype)
+    snaps = []
+    for k in range(steps):
+        k1, r1 = field(theta)
+        k2, r2 = field(theta + 0.5 * h * k1)
+        k3, r3 = field(theta + 0.5 * h * k2)
+        k4, r4 = field(theta + h * k3)
+        theta = theta + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t = t + h / 6 * (r1 + 2 * r2 + 2 * r3 + r4)
+        if record_every and (k + 1) % record_every == 0:
+            snaps.append((h[:, 0] * (k + 1), t[:, 0].clone(), theta.clone()))
+    return theta, t[:, 0], snaps
+
+
+def plain_gradient(risk: Risk, theta: torch.Tensor) -> torch.Tensor:
+    """grad R at one theta (p,) by reverse-mode autograd (faster than vmap for one trajectory)."""
+    th = theta.detach().clone().requires_grad_(True)
+    return torch.autograd.grad(risk(th), th)[0]
+
+
+def same_path_error(risk: Risk, theta0: torch.Tensor, time: float, steps: int) -> tuple[float, float, float]:
+    """Plain gradient flow d theta/dt = -g to ``time`` (DOP853, rtol 1e-12) with its arc length
+    s = int |g| dt carried along, then the normalized flow from the same theta0 (one trajectory,
+    shape (p,)) to that s in ``steps`` RK4 steps: (max |theta_GF - theta_norm|, |t_norm - time|,
+    s)."""
+    p = theta0.shape[0]
+
+    def rhs(_t, y):
+        th = torch.from_numpy(y[:p])
+        g = plain_gradient(risk, th)
+        return np.concatenate([-g.numpy(), [float(g.norm())]])
+
+    sol = solve_ivp(
+        rhs, (0, time), np.concatenate([theta0.numpy(), [0.0]]), method="DOP853", rtol=1e-10, atol=1e-12
+    )
+    if not sol.success:
+        raise ArithmeticError(sol.message)
+    gf, s = torch.from_numpy(sol.y[:p, -1].copy()), float(sol.y[p, -1])
+    th, t, _ = normalized_flow(risk, theta0[None].clone(), torch.tensor([s], dtype=theta0.dtype), steps)
+    return float((th[0] - gf).abs().max()), abs(float(t[0]) - time), s
