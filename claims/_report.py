@@ -204,6 +204,8 @@ def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None 
             f"{', '.join(undecided)}: declared inconclusive: a test fixed before the data (a trend, or a threshold "
             "within the run's length) came out neither way at this run's scale; its numbers and reasons are in the notes."
         )
+        if control != "rejected":
+            why.append(f"The negative control: {control} ({CONTROL_STATES[control]}).")
     if verdict in ("verified", "verified-with-correction"):
         if control != "rejected":
             why.append(f"Checks passed, but the negative control: {control} ({CONTROL_STATES[control]}).")

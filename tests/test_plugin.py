@@ -566,6 +566,8 @@ def test_an_inconclusive_trend_is_never_averaged_into_a_verified_claim():
     undecided = record("test_trend", verdict="inconclusive")
     entry_ = verdict_of(record("test_a"), undecided, control)
     assert entry_["verdict"] == "inconclusive" and "test fixed before the data" in " ".join(entry_["why"])
+    accepting = record("test_c2", control=True, outcome="failed")
+    assert "negative control: accepted" in " ".join(verdict_of(undecided, accepting)["why"])
     shown = {"error": 3.0, "tolerance": 1.0, "details": {}}
     refuting = record("test_refuting", verdict="refuted", counterexample=shown)
     assert verdict_of(undecided, refuting, control)["verdict"] == "refuted"
