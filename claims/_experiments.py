@@ -14,12 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from claims._session_cache import file_lock
+from claims._session_cache import session_cached
 
 Factor = Literal["batch_size", "learning_rate", "weight_decay"]
 Budget = Literal["epochs", "steps"]
@@ -140,12 +140,13 @@ class DesignResult:
     scale: dict[str, Any]
     wall_time_s: float
 
-    def levels(self) -> list[float]:
-        return [r.level for r in self.runs]
+    def where(self, keep: Callable[[RunResult], bool]) -> DesignResult:
+        """The same design, scale and wall time, with the runs ``keep`` accepts."""
+        return replace(self, runs=[r for r in self.runs if keep(r)])
 
     def healthy(self) -> DesignResult:
         """The runs whose training stayed finite (the others are reported, not judged)."""
-        return replace(self, runs=[r for r in self.runs if not r.degenerate])
+        return self.where(lambda r: not r.degenerate)
 
 
 REGISTERED: list[Design] = []
@@ -227,27 +228,10 @@ class DesignRunner:
     def __init__(self, directory: Path | None = None, seed_factor: int = 1):
         self.directory = directory
         self.seed_factor = seed_factor
-        self._memory: dict[str, dict[str, Any]] = {}
 
     def arm(self, arm: Arm) -> dict[str, Any]:
-        key = arm.key()
-        if key in self._memory:
-            return self._memory[key]
-        if self.directory is None:
-            record = train_arm(arm)
-        else:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            stored = self.directory / f"{key}.json"
-            with file_lock(self.directory / f"{key}.lock"):
-                if stored.exists():
-                    record = json.loads(stored.read_text())
-                else:
-                    record = train_arm(arm)
-                    temporary = stored.with_suffix(f".{os.getpid()}.tmp")
-                    temporary.write_text(json.dumps(record))
-                    temporary.replace(stored)
-        self._memory[key] = record
-        return record
+        """The arm's training record, trained by whichever process asks first (``session_cached``)."""
+        return session_cached(self.directory, arm.key(), lambda: train_arm(arm))
 
     def result(self, design: Design) -> DesignResult:
         from claims._datasets import digits

@@ -535,6 +535,15 @@ def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check
     return trend_test(xs, ys, rule)
 
 
+def _record_trend(
+    trend: Any, levels: Sequence[float], responses: Sequence[float], statement: str, violates: bool, details: dict
+) -> None:
+    """One trend case: error ``Trend.error`` against tolerance 1, with the test's numbers and the design."""
+    numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
+    record_case(min(trend.error(), 1e300), 1.0, violates=violates, error_scale="relative", evidence="trend",
+                **numbers, **details)
+
+
 def check_trend(
     levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, declare: bool = True,
     **details: Any,
@@ -551,10 +560,7 @@ def check_trend(
     (``Trend.error``). With ``declare=False`` the test states its verdict itself from the returned
     ``claims._trend.Trend`` (e.g. a correction that two designs together show)."""
     trend = _trend(levels, responses, rule, "check_trend")
-    numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
-    refuted = trend.verdict == "refuted"
-    record_case(min(trend.error(), 1e300), 1.0, violates=refuted, error_scale="relative", evidence="trend",
-                **numbers, **details)
+    _record_trend(trend, levels, responses, statement, trend.verdict == "refuted", details)
     low, high = trend.effect_interval
     scale = details.get("scale")
     if isinstance(scale, dict):
@@ -585,9 +591,7 @@ def check_trend_rejected(
     hyperparameter labels permuted, ``claims._trend.permuted_levels``, or a factor the theory says
     is inert) the same rule must not come out ``verified``."""
     trend = _trend(levels, responses, rule, "check_trend_rejected")
-    numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
-    record_case(min(trend.error(), 1e300), 1.0, violates=True, error_scale="relative", evidence="trend", **numbers,
-                **details)
+    _record_trend(trend, levels, responses, statement, True, details)
     if trend.verdict == "verified":
         raise ClaimViolation(
             f"negative control accepted: '{statement}' came out verified on a design with no effect "

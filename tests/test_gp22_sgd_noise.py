@@ -89,7 +89,7 @@ def prepared(design_runner, loss: str) -> tuple[DesignResult, dict]:
             f"F1 ({loss}): {len(result.runs) - len(kept.runs)} runs not finite; {len(gone)} runs with lambda > 0 whose "
             "weights went to zero (the memo's exception) are left out."
         )
-    kept.runs = [r for r in kept.runs if not (r.level > 0 and collapsed(r))]
+    kept = kept.where(lambda r: not (r.level > 0 and collapsed(r)))
     return kept, paired(kept)
 
 

@@ -94,17 +94,24 @@ def healthy(result: DesignResult) -> DesignResult:
     return kept
 
 
+def rank_design(result: DesignResult, memo: str, transform=math.log2):
+    """The finite runs, their transformed levels, their mean Section 4.1 ranks and the details every
+    rank trend records."""
+    kept = healthy(result)
+    levels = [transform(r.level) for r in kept.runs]
+    ranks = [r.mean_rank() for r in kept.runs]
+    details = dict(scale=kept.scale, memo_scale=MEMO_SCALES[memo], response="section41 mean rank", level="log2 level",
+                   training_wall_time_s=kept.wall_time_s)
+    return kept, levels, ranks, details
+
+
 def judge_rank_trend(
     result: DesignResult, rule: TrendRule, statement: str, memo: str, control: bool = False,
     transform=math.log2, declare: bool = True,
 ):
     """The trend of the mean Section 4.1 rank over the design's levels (log2 of the level: the
     designs double it), with the authors' convention as a finding beside it."""
-    kept = healthy(result)
-    levels = [transform(r.level) for r in kept.runs]
-    ranks = [r.mean_rank() for r in kept.runs]
-    details = dict(scale=kept.scale, memo_scale=MEMO_SCALES[memo], response="section41 mean rank", level="log2 level",
-                   training_wall_time_s=kept.wall_time_s)
+    kept, levels, ranks, details = rank_design(result, memo, transform)
     if control:
         return check_trend_rejected(permuted_levels(levels), ranks, rule, f"{statement} (labels permuted)", **details)
     keep_runs(kept, "mean rank")
@@ -153,10 +160,7 @@ def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
     statement = "smaller batch size gives lower rank"
     epochs = judge_rank_trend(design_runner.result(designs(MLP)["batch"]), RULE,
                               f"{statement} (fixed epochs, the memo's design)", "S32")
-    steps = healthy(design_runner.result(designs(MLP)["batch_steps"]))
-    levels, ranks = [math.log2(r.level) for r in steps.runs], [r.mean_rank() for r in steps.runs]
-    details = dict(scale=steps.scale, memo_scale=MEMO_SCALES["S32"], response="section41 mean rank",
-                   level="log2 level")
+    steps, levels, ranks, details = rank_design(design_runner.result(designs(MLP)["batch_steps"]), "S32")
     keep_runs(steps, "mean rank")
     if epochs.verdict == "verified" and trend_test(levels, ranks, RULE).verdict == "refuted":
         check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", declare=False, **details)
@@ -270,12 +274,10 @@ def test_f2_large_batches_make_the_low_rank_constraint_negligible(design_runner,
     constraint is negligible": at the largest batch size, and at the smallest rate, the rank at the
     end is the rank at initialization."""
     batch = design_runner.result(designs(architecture)["batch"])
-    largest = DesignResult(batch.design, [r for r in batch.runs if r.level == max(BATCH_SIZES)], batch.scale,
-                           batch.wall_time_s)
+    largest = batch.where(lambda r: r.level == max(BATCH_SIZES))
     judge_no_rank_minimization(largest, f"B = {max(BATCH_SIZES):.0f}: the low-rank constraint is negligible", "F2")
     rate = design_runner.result(designs(architecture)["rate"])
-    smallest = DesignResult(rate.design, [r for r in rate.runs if r.level == min(RATES)], rate.scale,
-                            rate.wall_time_s)
+    smallest = rate.where(lambda r: r.level == min(RATES))
     judge_no_rank_minimization(smallest, f"eta = {min(RATES)}: the low-rank constraint is negligible", "F2")
 
 
@@ -293,8 +295,7 @@ def active_runs(result: DesignResult) -> DesignResult:
     """App. A's profiles are stated "when the rank constraint is active": the runs of the design's
     smallest batch size (fixed before the data: the memo's active regime is small B, large eta)."""
     smallest = min(r.level for r in result.runs)
-    return DesignResult(result.design, [r for r in result.runs if r.level == smallest], result.scale,
-                        result.wall_time_s)
+    return result.where(lambda r: r.level == smallest)
 
 
 @F2
