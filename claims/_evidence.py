@@ -124,6 +124,7 @@ class TestEvidence:
     falsifying_example: str | None = None
     findings: dict[str, TestEvidence] = field(default_factory=dict)
     series: list[dict[str, Any]] = field(default_factory=list)
+    trends: list[dict[str, Any]] = field(default_factory=list)
     is_finding: bool = field(default=False, repr=False)
     _example: object = field(default=None, repr=False)
     _example_degenerate: bool | None = field(default=None, repr=False)
@@ -193,6 +194,7 @@ class TestEvidence:
                 "falsifying_example": self.falsifying_example,
                 "findings": {name: finding.to_builtin() for name, finding in self.findings.items()},
                 "series": self.series,
+                "trends": self.trends,
             }
         )
 

@@ -22,6 +22,7 @@ from claims._evidence import (
     ClaimViolation,
     NonFiniteEvidence,
     current,
+    plain,
     currently_in_example,
     declare_verdict,
     record_case,
@@ -536,10 +537,17 @@ def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check
 
 
 def _record_trend(
-    trend: Any, levels: Sequence[float], responses: Sequence[float], statement: str, violates: bool, details: dict
+    trend: Any, levels: Sequence[float], responses: Sequence[float], statement: str, violates: bool, details: dict,
+    control: bool = False,
 ) -> None:
     """One trend case: error ``Trend.error`` against tolerance 1, with the test's numbers and the design."""
     numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
+    # every trend's summary, not only the worst case's: a comparison of two runs reads p and effect per trend
+    current("check_trend").trends.append(plain({
+        "statement": statement, "control": control, "verdict": trend.verdict,
+        "p_predicted": trend.p_predicted, "p_opposite": trend.p_opposite, "alpha": trend.rule.alpha,
+        "effect": trend.effect, "min_effect": trend.rule.min_effect, "n": trend.n,
+    }))
     record_case(min(trend.error(), 1e300), 1.0, violates=violates, error_scale="relative", evidence="trend",
                 **numbers, **details)
 
@@ -591,7 +599,7 @@ def check_trend_rejected(
     hyperparameter labels permuted, ``claims._trend.permuted_levels``, or a factor the theory says
     is inert) the same rule must not come out ``verified``."""
     trend = _trend(levels, responses, rule, "check_trend_rejected")
-    _record_trend(trend, levels, responses, statement, True, details)
+    _record_trend(trend, levels, responses, statement, True, details, control=True)
     if trend.verdict == "verified":
         raise ClaimViolation(
             f"negative control accepted: '{statement}' came out verified on a design with no effect "
