@@ -7,7 +7,8 @@ Theorem 2, Corollary 1).
   (Eq. (83)'s D0 and Eq. (84)'s D_l).
 - ``norm_ratio`` ||W||_2^2/||W||_F^2 and ``alignment`` |<v_{j+1}, u_j>|.
 - ``normalized_flow``: the gradient-flow path followed at unit speed in arc length s
-  (d theta/ds = -g/|g|, with dt/ds = 1/|g| carried along so that the flow time is known), and
+  (d theta/ds = -g/|g|, with dt/ds = 1/|g| carried along so that the flow time is known), both in
+  log space (``descent_direction``) so that the path goes on where the loss's gradient underflows, and
   ``same_path_error``: the distance between it and the plain flow (DOP853) at equal arc length.
 - ``separable_data``: linearly separable data with a margin.
 """
@@ -111,37 +112,71 @@ def needs_bias_column(network: DagNetwork, x: torch.Tensor) -> torch.Tensor:
     return with_bias_column(x) if network.bias_vertex is not None else x
 
 
+def log_loss_slope(z: torch.Tensor, loss: str) -> torch.Tensor:
+    """log |l'(z)| for the losses whose derivative never changes sign: logistic, log sigmoid(-z) =
+    -softplus(z); exponential, -z."""
+    if loss == "logistic":
+        return -torch.logaddexp(torch.zeros_like(z), z)
+    if loss == "exponential":
+        return -z
+    raise ValueError(f"the {loss} loss has no log-space gradient (l' changes sign)")
+
+
+def descent_direction(risk: Risk, theta: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """(-g/|g|, log |g|) for g = grad R at one theta (p,), computed in log space.
+
+    g = (1/n) sum_i l'(z_i) grad z_i with margins z_i = y_i nu(x_i): with a_i = log |l'(z_i)| and
+    m = max a_i, -g = (e^m / n) sum_i e^{a_i - m} grad z_i (l' < 0). The direction needs only the
+    weights e^{a_i - m} in (0, 1], so it stays exact where l'(z) itself underflows in float64
+    (logistic margins beyond about 745: the gradient is then 0 and the plain flow stops, while the
+    path goes on), and log |g| = m - log n + log |sum_i e^{a_i - m} grad z_i| never overflows."""
+    th = theta.detach().clone().requires_grad_(True)
+    network = risk.network
+    _, post = network.vertex_values(network.edge_weights(th), risk.x)
+    margins = risk.y * post[:, network.output]
+    log_slope = log_loss_slope(margins.detach(), risk.loss)
+    top = log_slope.max()
+    weighted = torch.autograd.grad((torch.exp(log_slope - top) * margins).sum(), th)[0]
+    norm = weighted.norm()
+    if not bool(norm > 0) or not bool(torch.isfinite(norm)):
+        raise ArithmeticError("the gradient vanished or overflowed on the normalized path")
+    log_norm = float(top) - float(np.log(risk.n_examples)) + float(torch.log(norm))
+    return weighted / norm, log_norm
+
+
 def normalized_flow(
     risk: Risk, theta: torch.Tensor, lengths: torch.Tensor, steps: int, record_every: int = 0
 ) -> tuple[torch.Tensor, torch.Tensor, list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]]:
     """RK4 on d(theta, t)/ds = (-g/|g|, 1/|g|) for a batch (batch, p), trajectory i to arc length
-    lengths[i] in ``steps`` steps. Returns theta, the flow time t reached and, every
-    ``record_every`` steps, (s, t, theta) snapshots."""
+    lengths[i] in ``steps`` steps; the direction and dt/ds in log space (``descent_direction``), so
+    the path can be followed to norms where the loss's gradient underflows and the flow time t
+    exceeds float64. Returns theta, log t reached and, every ``record_every`` steps,
+    (s, log t, theta) snapshots."""
     h = (lengths / steps)[:, None]
 
     def field(th: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        g = torch.stack([plain_gradient(risk, row) for row in th])
-        n = g.norm(dim=1, keepdim=True)
-        if not bool((n > 0).all() & torch.isfinite(n).all()):
-            raise ArithmeticError("the gradient vanished or overflowed on the normalized path")
-        return -g / n, 1 / n
+        rows = [descent_direction(risk, row) for row in th]
+        return torch.stack([d for d, _ in rows]), torch.tensor([[-r] for _, r in rows], dtype=th.dtype)
 
-    t = torch.zeros(theta.shape[0], 1, dtype=theta.dtype)
+    log_t = torch.full((theta.shape[0], 1), -torch.inf, dtype=theta.dtype)
     snaps = []
+    weights = torch.log(torch.tensor([1.0, 2.0, 2.0, 1.0], dtype=theta.dtype))
     for k in range(steps):
         k1, r1 = field(theta)
         k2, r2 = field(theta + 0.5 * h * k1)
         k3, r3 = field(theta + 0.5 * h * k2)
         k4, r4 = field(theta + h * k3)
         theta = theta + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        t = t + h / 6 * (r1 + 2 * r2 + 2 * r3 + r4)
+        # t += h/6 (r1 + 2 r2 + 2 r3 + r4) with r = 1/|g| = e^{-log|g|}, summed in log space
+        stages = torch.cat([r1, r2, r3, r4], 1) + weights
+        log_t = torch.logaddexp(log_t, torch.log(h / 6) + torch.logsumexp(stages, 1, keepdim=True))
         if record_every and (k + 1) % record_every == 0:
-            snaps.append((h[:, 0] * (k + 1), t[:, 0].clone(), theta.clone()))
-    return theta, t[:, 0], snaps
+            snaps.append((h[:, 0] * (k + 1), log_t[:, 0].clone(), theta.clone()))
+    return theta, log_t[:, 0], snaps
 
 
 def plain_gradient(risk: Risk, theta: torch.Tensor) -> torch.Tensor:
-    """grad R at one theta (p,) by reverse-mode autograd (faster than vmap for one trajectory)."""
+    """grad R at one theta (p,) by reverse-mode autograd (the plain flow of ``same_path_error``)."""
     th = theta.detach().clone().requires_grad_(True)
     return torch.autograd.grad(risk(th), th)[0]
 
@@ -164,5 +199,5 @@ def same_path_error(risk: Risk, theta0: torch.Tensor, time: float, steps: int) -
     if not sol.success:
         raise ArithmeticError(sol.message)
     gf, s = torch.from_numpy(sol.y[:p, -1].copy()), float(sol.y[p, -1])
-    th, t, _ = normalized_flow(risk, theta0[None].clone(), torch.tensor([s], dtype=theta0.dtype), steps)
-    return float((th[0] - gf).abs().max()), abs(float(t[0]) - time), s
+    th, log_t, _ = normalized_flow(risk, theta0[None].clone(), torch.tensor([s], dtype=theta0.dtype), steps)
+    return float((th[0] - gf).abs().max()), abs(float(torch.exp(log_t[0])) - time), s

@@ -4,11 +4,13 @@ import torch
 
 from claims._alignment import (
     alignment,
+    descent_direction,
     eq13_offset,
     lemma11_offset,
     lemma11_sides,
     norm_ratio,
     normalized_flow,
+    plain_gradient,
     same_path_error,
     separable_data,
 )
@@ -73,9 +75,40 @@ def test_normalized_flow_is_unit_speed_and_same_path():
     risk = block_risk()
     torch.manual_seed(0)
     theta0 = 0.5 * torch.randn(1, risk.network.n_parameters, dtype=torch.float64)
-    theta, t, snaps = normalized_flow(risk, theta0.clone(), torch.tensor([1.0], dtype=torch.float64), 40, 10)
-    assert len(snaps) == 4 and float(t[0]) > 0
+    theta, log_t, snaps = normalized_flow(risk, theta0.clone(), torch.tensor([1.0], dtype=torch.float64), 40, 10)
+    assert len(snaps) == 4 and float(log_t[0]) > -torch.inf
     # the chord never exceeds the arc length
     assert float((theta - theta0).norm()) <= 1.0 + 1e-12
     errors = [same_path_error(risk, theta0[0], 3.0, n)[0] for n in (10, 20)]
     assert errors[1] < errors[0] / 8 and errors[1] < 1e-6  # RK4: order 4 toward the plain flow's point
+
+
+def test_descent_direction_is_the_normalized_gradient_in_log_space():
+    risk = block_risk()
+    torch.manual_seed(1)
+    theta = torch.randn(risk.network.n_parameters, dtype=torch.float64)
+    g = plain_gradient(risk, theta)
+    direction, log_norm = descent_direction(risk, theta)
+    assert float((direction + g / g.norm()).abs().max()) < 1e-14
+    assert abs(log_norm - float(torch.log(g.norm()))) < 1e-13
+    # where the loss's derivative leaves float64, the direction is still defined: under the exponential
+    # loss at margins of order -1e5, e^{-z} overflows, and the weights concentrate on the smallest margin
+    exp_risk = Risk(risk.network, risk.x, risk.y, loss="exponential")
+    far = 400.0 * theta
+    assert not bool(torch.isfinite(plain_gradient(exp_risk, far)).all())
+    direction, log_norm = descent_direction(exp_risk, far)
+    th = far.clone().requires_grad_(True)
+    margins = exp_risk.y * risk.network(risk.network.edge_weights(th), risk.x)
+    worst = int(margins.argmin())
+    dz = torch.autograd.grad(margins[worst], th)[0]
+    assert float((direction - dz / dz.norm()).abs().max()) < 1e-12
+    assert log_norm > 700  # |g| = e^{-z_min} |grad z| / n beyond float64's largest number
+
+
+def test_normalized_flow_follows_the_exponential_loss_too():
+    risk = block_risk()
+    exp_risk = Risk(risk.network, risk.x, risk.y, loss="exponential")
+    torch.manual_seed(2)
+    theta0 = 0.5 * torch.randn(1, exp_risk.network.n_parameters, dtype=torch.float64)
+    theta, log_t, _ = normalized_flow(exp_risk, theta0.clone(), torch.tensor([2.0], dtype=torch.float64), 20)
+    assert float(exp_risk(theta[0])) < float(exp_risk(theta0[0])) and bool(torch.isfinite(log_t).all())
