@@ -4,7 +4,8 @@ Theorem 2, Corollary 1).
 - ``lemma11_offset``: D' of Lemma 11 from the initialization (the proof's D of Ji & Telgarsky
   (2019) B.2 for the block's invariance U^T U - Y Y^T).
 - ``eq13_offset``: D of Eq. (13) for a block followed by Fin, assembled from the proof's pieces
-  (Eq. (83)'s D0 and Eq. (84)'s D_l).
+  (Eq. (83)'s D0 and Eq. (84)'s D_l); ``eq13_offset_through_block`` the same for a fully-connected
+  layer before a block (one ResNetFree block between it and Fin: Lemma 11's factor 8 enters).
 - ``norm_ratio`` ||W||_2^2/||W||_F^2 and ``alignment`` |<v_{j+1}, u_j>|.
 - ``normalized_flow``: the gradient-flow path followed at unit speed in arc length s
   (d theta/ds = -g/|g|, with dt/ds = 1/|g| carried along so that the flow time is known), both in
@@ -70,6 +71,27 @@ def eq13_offset(A0: torch.Tensor, F0: torch.Tensor) -> float:
     return max(0.0, d0 + d1)
 
 
+def eq13_offset_through_block(
+    W0: torch.Tensor, Y0: torch.Tensor, U0: torch.Tensor, Z0: torch.Tensor, F0: torch.Tensor
+) -> float:
+    """D of Eq. (13) for layer j = a linear fully-connected layer W followed by a linear ResNetFree block
+    (Y, U, Z) and Fin (N_r(j) = 1), telescoped as the proof does, with every piece at t = 0:
+
+    - ||W||_2^2 >= ||B||_2^2 - D_1, B = [Y; Z] (the block's input-side invariance B^T B - W W^T of
+      Theorem 1, by Weyl), D_1 = ||B(0)^T B(0) - W(0) W(0)^T||_2;
+    - ||B||_2^2 >= (1/8)||A||_2^2 - D', A = [U Z] (Lemma 11, D' = ``lemma11_offset``);
+    - ||A||_2^2 >= ||Fin||_2^2 - D_2 = ||Fin||_F^2 - D_2 (Eq. (84); Fin has one row),
+      D_2 = ||Fin(0)^T Fin(0) - A(0) A(0)^T||_2;
+    - ||Fin||_F^2 = ||W||_F^2 - D0 (Eq. (83)), D0 = ||W(0)||_F^2 - ||Fin(0)||_F^2.
+
+    Together (1/8)||W||_F^2 - ||W||_2^2 <= D0/8 + D_2/8 + D' + D_1, clipped at 0."""
+    A0, B0 = torch.cat([U0, Z0], 1), torch.cat([Y0, Z0], 0)
+    d1 = float(torch.linalg.matrix_norm(B0.T @ B0 - W0 @ W0.T, ord=2))
+    d2 = float(torch.linalg.matrix_norm(F0.T @ F0 - A0 @ A0.T, ord=2))
+    d0 = frobenius_sq(W0) - frobenius_sq(F0)
+    return max(0.0, d0 / 8 + d2 / 8 + lemma11_offset(U0, Y0) + d1)
+
+
 def separable_data(n: int, d: int, margin: float, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """n points of N(0, I_d) with |<w*, x>| >= margin for a unit w*, labels sign(<w*, x>)."""
     g = torch.Generator().manual_seed(seed)
@@ -91,6 +113,22 @@ def theorem2_network(d: int, front: int, hidden: int, out: int) -> DagNetwork:
     b.dense(b.inputs, h, "W1")
     b.bias(h, "W1.b")
     r = resnet_block(b, h, "free", hidden, out, slope=LINEAR, name="B2.")
+    o = b.layer(1, LINEAR)
+    b.dense(r, o, "Fin")
+    return b.build()
+
+
+def theorem2_network_through_block(d: int, front: int, width: int, hidden: int, out: int) -> DagNetwork:
+    """eta = one ReLU layer with biases (W1, W1.b); K = 0; M = 2: a linear fully-connected layer W2
+    (width x front) then a linear ResNetFree block B3 (Y hidden x width, U out x hidden, Z out x width);
+    Fin (1 x out), no bias. For W2, N_r = 1: Eq. (13) carries the factor 8 of Lemma 11."""
+    b = NetworkBuilder(d, bias=True)
+    h = b.layer(front, RELU)
+    b.dense(b.inputs, h, "W1")
+    b.bias(h, "W1.b")
+    w = b.layer(width, LINEAR)
+    b.dense(h, w, "W2")
+    r = resnet_block(b, w, "free", hidden, out, slope=LINEAR, name="B3.")
     o = b.layer(1, LINEAR)
     b.dense(r, o, "Fin")
     return b.build()

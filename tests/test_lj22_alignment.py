@@ -27,6 +27,7 @@ from claims._alignment import (
     block_matrices,
     corollary1_network,
     eq13_offset,
+    eq13_offset_through_block,
     frobenius_sq,
     lemma11_offset,
     lemma11_sides,
@@ -35,6 +36,7 @@ from claims._alignment import (
     separable_data,
     spectral_sq,
     theorem2_network,
+    theorem2_network_through_block,
 )
 from claims._builders import NetworkBuilder, resnet_block, with_bias_column
 from claims._networks import LINEAR
@@ -426,6 +428,99 @@ def test_theorem2_eq13_along_trajectories():
         f"Smallest Eq. (13) slacks: printed form {smallest['printed']:.4g}, proof's form {smallest['proof']:.4g}; "
         f"at t = 0 the proof's form has slack {min(at_zero):.4g} >= 0, so this D makes Eq. (13) hold from t = 0 on."
     )
+
+
+T2_BLOCK_SHAPE = (3, 10, 10, 4, 1)  # d, front width, W2 width, block hidden b, block out c
+
+
+def t2_block_start(seed: int, scale: float = 1.5) -> tuple[Risk, torch.Tensor]:
+    """The M = 2 network with W2(0) = scale x an orthogonal matrix (a flat spectrum, ||W2||_F^2 / 8 >
+    ||W2||_2^2: the only starts where Eq. (13) for W2 is not vacuous) and N(0, 1) weights elsewhere."""
+    network = theorem2_network_through_block(*T2_BLOCK_SHAPE)
+    x, y = separable_data(16, T2_BLOCK_SHAPE[0], 0.3, seed)
+    g = torch.Generator().manual_seed(700 + seed)
+    w = network.edge_weights(torch.randn(network.n_parameters, generator=g, dtype=torch.float64))
+    width, front = T2_BLOCK_SHAPE[2], T2_BLOCK_SHAPE[1]
+    q, _ = torch.linalg.qr(torch.randn(width, front, generator=g, dtype=torch.float64))
+    w[torch.tensor(network.matrices["W2"])] = scale * q
+    return Risk(network, with_bias_column(x), y), network.parameters_of(w)
+
+
+def t2_block_matrices(network, theta) -> dict[str, torch.Tensor]:
+    w = network.edge_weights(theta)
+    return {k: network.weight_matrix(k, w) for k in ("W2", "B3.Y", "B3.U", "B3.Z", "Fin")}
+
+
+def t2_block_tolerance(m, m0, lhs, rhs) -> float:
+    """Rounding of the norms plus the numerical drift of the three invariants the chain uses (the block's
+    input side B^T B - W W^T, Lemma 11's U^T U - Y Y^T, Fin^T Fin - A A^T), each entering D one for one
+    (the last with weight 1/8)."""
+    def drift(f):
+        return float(torch.linalg.matrix_norm(f(m) - f(m0), ord="nuc"))
+    B = lambda k: torch.cat([k["B3.Y"], k["B3.Z"]], 0)  # noqa: E731
+    A = lambda k: torch.cat([k["B3.U"], k["B3.Z"]], 1)  # noqa: E731
+    return (
+        256 * EPS * (abs(lhs) + abs(rhs))
+        + drift(lambda k: B(k).T @ B(k) - k["W2"] @ k["W2"].T)
+        + drift(lambda k: k["B3.U"].T @ k["B3.U"] - k["B3.Y"] @ k["B3.Y"].T)
+        + drift(lambda k: k["Fin"].T @ k["Fin"] - A(k) @ A(k).T)
+    )
+
+
+@pytest.mark.claim("LJ22.T2")
+def test_theorem2_eq13_through_a_block():
+    record_note(
+        "Eq. (13) for j = a linear fully-connected layer W2 followed by a linear ResNetFree block and Fin (M = 2, "
+        "K = 0): N_r(W2) = 1, and V_c(W2) = max dim W[M+1] = max dim Fin = 1 here (c = 1; the product over "
+        "convolutional dimensions is empty), so the printed form is (1/8)||W2||_F^2 - ||W2||_2^2 <= D. D is "
+        "telescoped from the proof's pieces at t = 0 (claims._alignment.eq13_offset_through_block: Eq. (83), the "
+        "block's input-side invariance, Lemma 11 with its factor 8, Eq. (84)). W2 starts orthogonal (a flat "
+        "spectrum, left side > 0); random starts make the left side negative from t = 0, where Eq. (13) says nothing."
+    )
+    smallest, at_zero, informative = float("inf"), [], 0
+    for seed in range(3 * trajectory_factor()):
+        risk, theta0 = t2_block_start(seed)
+        m0 = t2_block_matrices(risk.network, theta0)
+        D = eq13_offset_through_block(m0["W2"], m0["B3.Y"], m0["B3.U"], m0["B3.Z"], m0["Fin"])
+        _, _, snaps = normalized_flow(risk, theta0[None].clone(), torch.tensor([6.0], dtype=torch.float64), 40, 1)
+        rows = []
+        for s, log_t, th in [(torch.zeros(1), torch.full((1,), -math.inf), theta0[None])] + snaps:
+            m = t2_block_matrices(risk.network, th[0])
+            lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
+            slack = check_inequality(lhs, D, t2_block_tolerance(m, m0, lhs, D), seed=seed, s=float(s[0]), layer="W2")
+            informative += lhs > 0
+            smallest = min(smallest, slack)
+            if float(s[0]) == 0:
+                at_zero.append(slack)
+            rows.append((float(s[0]), float(log_t[0]) / LN10, frobenius_sq(m["W2"]), spectral_sq(m["W2"]), lhs))
+        record_series(
+            "LJ22.T2 Eq. (13) through a block",
+            seed=seed,
+            D=D,
+            s=[r[0] for r in rows],
+            log10_t=[r[1] for r in rows],
+            W2_frobenius_sq=[r[2] for r in rows],
+            W2_spectral_sq=[r[3] for r in rows],
+            lhs=[r[4] for r in rows],
+        )
+    record_note(
+        f"Through a block: smallest Eq. (13) slack {smallest:.4g}; at t = 0 the smallest slack is {min(at_zero):.4g} "
+        f">= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a positive left side "
+        "(the rest are implied by D >= 0). K >= 1 convolutional layers (Lemma 10's factor and V_c's convolutional "
+        "dimensions) are not exercised."
+    )
+
+
+@pytest.mark.claim("LJ22.T2", negative_control=True)
+def test_theorem2_eq13_through_a_block_with_offset_from_another_initialization():
+    """The same check with D telescoped from a different, small initialization: fails at t = 0."""
+    risk, theta0 = t2_block_start(0)
+    m = t2_block_matrices(risk.network, theta0)
+    g = torch.Generator().manual_seed(4343)
+    other = t2_block_matrices(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
+    D_other = eq13_offset_through_block(other["W2"], other["B3.Y"], other["B3.U"], other["B3.Z"], other["Fin"])
+    lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
+    check_inequality_rejected(lhs, D_other, 256 * EPS * (abs(lhs) + D_other), D_other=D_other, layer="W2")
 
 
 T2_STEPS_PER_UNIT = 4
