@@ -28,6 +28,7 @@ _EXPORTS = {
         "record_note",
         "record_series",
     ),
+    "claims._figures": ("record_figure",),
     "claims._networks": ("LINEAR", "RELU", "DagNetwork", "activation_name", "homogeneous_activation"),
     "claims._numerics": ("UNIT_ROUNDOFF", "gamma", "rounding_depth"),
     "claims._paths": (

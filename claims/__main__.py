@@ -1,18 +1,73 @@
-"""Command line: ``python -m claims inventory`` prints the registry as the Markdown of CLAIMS.md."""
+"""Command line: ``python -m claims inventory`` prints the registry as the Markdown of CLAIMS.md;
+``python -m claims compare OLD NEW`` compares two claims reports and exits 1 on a regression."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from claims._compare import (
+    DEFAULT_FAIL,
+    GRAMMAR,
+    compare,
+    parse_rules,
+    regressions,
+    render_header,
+    render_table,
+)
+from claims._history import BaselineError, load_report, resolve_baseline
 from claims._registry import render_inventory
+
+_COMPARE = """Compare two claims reports: a report file (.json, or a history entry's .json.gz) or the number
+of an entry in the history directory. Prints the two runs and a table of what changed per claim;
+exits 0 when no change is a regression, 1 when one is, 2 on bad input."""
+
+
+def _compare(args: argparse.Namespace) -> int:
+    try:
+        rules = parse_rules(args.fail)
+        old_path = resolve_baseline(args.old, args.history)
+        new_path = resolve_baseline(args.new, args.history)
+        comparison = compare(load_report(old_path), load_report(new_path), str(old_path), str(new_path))
+    except (BaselineError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    found = regressions(comparison, rules)
+    print(render_header(comparison))
+    print()
+    print(render_table(comparison, only_changes=not args.all, rules=rules))
+    print()
+    rule_text = ", ".join(rule.text for rule in rules)
+    if found:
+        print(f"{len(found)} regression(s) under --fail {rule_text}:")
+        for regression in found:
+            print(f"  {regression}")
+        return 1
+    print(f"no regression under --fail {rule_text}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m claims", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("inventory", help="print every registered claim (CLAIMS.md)")
-    parser.parse_args(argv)
+    comparing = commands.add_parser(
+        "compare", help="compare two claims reports; exit 1 on a regression", description=_COMPARE
+    )
+    comparing.add_argument("old", metavar="OLD", help="the baseline: a report file or a history entry number")
+    comparing.add_argument("new", metavar="NEW", help="the run to judge: a report file or a history entry number")
+    comparing.add_argument(
+        "--fail", action="append", metavar="EXPR",
+        help=f"a change that is a regression (repeatable): {GRAMMAR}; default: {' '.join(DEFAULT_FAIL)}",
+    )
+    comparing.add_argument("--all", action="store_true", help="list unchanged claims too")
+    comparing.add_argument(
+        "--history", default="reports/history", metavar="DIR",
+        help="where entry numbers are looked up (default: reports/history)",
+    )
+    args = parser.parse_args(argv)
+    if args.command == "compare":
+        return _compare(args)
     sys.stdout.write(render_inventory())
     return 0
 

@@ -54,6 +54,15 @@ class OutsideClaimTest(RuntimeError):
     """A check or note was called where no claim test is running."""
 
 
+SERIES_ROWS_KEPT = 64
+"""Rows of one series (one name, in one test or finding) that the report keeps: the nightly profile
+integrates 4 times more trajectories, and the report's JSON must stay small. Beyond it the report
+keeps an evenly spaced sample of the rows in recording order (the first and the last included) and
+counts the rest under ``series_dropped`` ({name: rows left out}). The test itself keeps every row
+(``recorded_series``: figures are drawn from the full data). A series whose every row matters (e.g.
+per-step rows a later report reads whole) lifts or changes its limit with ``keep_series_rows``."""
+
+
 def margin(error: float, tolerance: float) -> float:
     """tolerance / error; infinite when the error is exactly 0."""
     return math.inf if error == 0 else tolerance / error
@@ -125,6 +134,9 @@ class TestEvidence:
     findings: dict[str, TestEvidence] = field(default_factory=dict)
     series: list[dict[str, Any]] = field(default_factory=list)
     trends: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    series_limits: dict[str, int | None] = field(default_factory=dict, repr=False)
+    claim_ids: list[str] | None = field(default=None, repr=False)
     is_finding: bool = field(default=False, repr=False)
     _example: object = field(default=None, repr=False)
     _example_degenerate: bool | None = field(default=None, repr=False)
@@ -170,11 +182,30 @@ class TestEvidence:
             self.holding = case
 
     def finding(self, name: str) -> TestEvidence:
-        return self.findings.setdefault(name, TestEvidence(is_finding=True))
+        return self.findings.setdefault(name, TestEvidence(is_finding=True, claim_ids=self.claim_ids))
+
+    def kept_series(self) -> tuple[list[dict[str, Any]], dict[str, int]]:
+        """The series rows the report keeps (at most ``SERIES_ROWS_KEPT`` per name, or the name's
+        ``keep_series_rows`` limit: an evenly spaced sample in recording order) and, per name, how
+        many rows were left out."""
+        indices: dict[str, list[int]] = {}
+        for index, row in enumerate(self.series):
+            indices.setdefault(row["series"], []).append(index)
+        dropped: dict[str, int] = {}
+        left_out: set[int] = set()
+        for name, rows in indices.items():
+            limit = self.series_limits.get(name, SERIES_ROWS_KEPT)
+            if limit is None or len(rows) <= limit:
+                continue
+            kept = {rows[round(i * (len(rows) - 1) / (limit - 1))] for i in range(limit)} if limit > 1 else set(rows[:limit])
+            left_out.update(i for i in rows if i not in kept)
+            dropped[name] = len(rows) - len(kept)
+        return [row for index, row in enumerate(self.series) if index not in left_out], dropped
 
     def to_builtin(self) -> dict[str, Any]:
         self._close_case()
         shown = self.holding or self.violating
+        series, series_dropped = self.kept_series()
         return plain(
             {
                 "cases": self.cases,
@@ -193,8 +224,10 @@ class TestEvidence:
                 "failed_finding": self.failed_finding,
                 "falsifying_example": self.falsifying_example,
                 "findings": {name: finding.to_builtin() for name, finding in self.findings.items()},
-                "series": self.series,
+                "series": series,
+                "series_dropped": series_dropped,
                 "trends": self.trends,
+                "figures": self.figures,
             }
         )
 
@@ -216,9 +249,10 @@ _target_labels: tuple[object, dict[str, int]] = (None, {})
 
 
 @contextmanager
-def collecting() -> Iterator[TestEvidence]:
-    """Collect the evidence of one test call (nested pytester sessions push their own)."""
-    evidence = TestEvidence()
+def collecting(claim_ids: list[str] | None = None) -> Iterator[TestEvidence]:
+    """Collect the evidence of one test call (nested pytester sessions push their own);
+    ``claim_ids``: the claims the test evidences (figures are labelled with them)."""
+    evidence = TestEvidence(claim_ids=list(claim_ids) if claim_ids is not None else None)
     _stack.append(evidence)
     try:
         yield evidence
@@ -287,8 +321,26 @@ def record_degenerate(reason: str, **details: Any) -> None:
 def record_series(name: str, **columns: Any) -> None:
     """Keep one row of numbers behind the test's verdict (e.g. one trajectory's step sizes and
     drifts) in the report, under ``series``, so that a later report can plot it without rerunning.
-    Only inside a claim test."""
+    The report keeps at most ``SERIES_ROWS_KEPT`` rows per name (``keep_series_rows`` changes that);
+    ``recorded_series`` gives the test every row. Only inside a claim test."""
     current("record_series").series.append(plain({"series": name, **columns}))
+
+
+def keep_series_rows(name: str, rows: int | None = None) -> None:
+    """Keep up to ``rows`` rows of series ``name`` of the running test (or finding) in the report, in
+    place of ``SERIES_ROWS_KEPT``; ``None`` keeps every row. Call it before or after the rows are
+    recorded. Only inside a claim test."""
+    if rows is not None and (not isinstance(rows, int) or rows < 0):
+        raise ValueError(f"keep_series_rows: rows is a count >= 0 or None, not {rows!r}")
+    current("keep_series_rows").series_limits[name] = rows
+
+
+def recorded_series(name: str) -> list[dict[str, Any]]:
+    """Every row of series ``name`` recorded so far in the running test (or finding), as plain
+    builtins without the ``series`` key: the full data, whatever the report keeps (figures are
+    drawn from it). Only inside a claim test."""
+    return [{k: v for k, v in row.items() if k != "series"}
+            for row in current("recorded_series").series if row["series"] == name]
 
 
 def record_note(text: str) -> None:

@@ -16,16 +16,28 @@ The rules that turn tests into a verdict are here and nowhere else:
   with cases, and ``rejected``; every selected evidence test finished; and at least one
   non-degenerate case. Otherwise the verdict is ``inconclusive`` and the notes say why;
 - a claim with tests none of which ran is ``not-run``; a claim without tests is ``untested``.
+
+Figures: a test's evidence carries its figures as base64 PNGs (``claims.record_figure``); the
+``TestRecord`` decodes them into ``Figure`` objects and drops them from the evidence, so the report
+dict holds only their relative paths (``figures/<claim IDs>__<test>__<name>.png``). ``build_report``
+returns a ``Report``: a plain dict (what ``claims.json`` holds) whose ``figure_bytes`` attribute is
+the side table {path: PNG bytes} that ``write_report`` writes beside the report. The report also
+carries ``citation``: the content digest of its results (``claims._citation``).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import math
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable, Mapping
 
+from claims._citation import DIGEST_OF, citation_markdown, content_digest
 from claims._evidence import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims._registry import CLAIMS, PAPERS, Claim
 from claims._selection import ClaimSuite
@@ -47,9 +59,66 @@ CONTROL_STATES = {
 }
 
 
+FIGURES = "figures"
+"""The figures' directory, beside claims.json; report entries give paths relative to the report."""
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+_STEM_MAX = 120
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure a test recorded: its name (unique within the test), caption and PNG bytes. The bytes
+    stay here and in the report's side table, never in the report's JSON."""
+
+    name: str
+    caption: str
+    png: bytes = field(repr=False)
+
+
+def _safe(text: str) -> str:
+    return _UNSAFE.sub("-", text).strip("-._") or "x"
+
+
+def _short_hash(nodeid: str, name: str) -> str:
+    return hashlib.sha256(f"{nodeid}\0{name}".encode()).hexdigest()[:10]
+
+
+def figure_path(claim_ids: Iterable[str], nodeid: str, name: str, hashed: bool = False) -> str:
+    """``figures/<IDs>__<test function[params]>__<name>.png``, filesystem-safe: the same test and name
+    give the same path in every run. A stem longer than ``_STEM_MAX`` is cut and ends with a hash of
+    the nodeid and name (as does every path when ``hashed``: ``figure_paths`` uses it on a clash)."""
+    test = nodeid.rsplit("::", 1)[-1]
+    stem = "__".join(_safe(part) for part in ("+".join(claim_ids), test, name))
+    if hashed or len(stem) > _STEM_MAX:
+        stem = f"{stem[: _STEM_MAX - 11].rstrip('-._')}-{_short_hash(nodeid, name)}"
+    return f"{FIGURES}/{stem}.png"
+
+
+def figure_paths(records: Iterable[TestRecord]) -> dict[tuple[str, str], str]:
+    """{(nodeid, figure name): path} for every figure of ``records``; paths that two figures would
+    share (two modules with one test name, names that differ only in unsafe characters) get the hash."""
+    owners = {(r.nodeid, f.name): r.claim_ids for r in records for f in r.figures}
+    plain = {key: figure_path(ids, *key) for key, ids in owners.items()}
+    uses = Counter(plain.values())
+    return {key: path if uses[path] == 1 else figure_path(owners[key], *key, hashed=True) for key, path in plain.items()}
+
+
+class Report(dict):
+    """The report: a plain dict of JSON data, and ``figure_bytes`` {path: PNG bytes}, the side table of
+    the figures it lists (an attribute, so that the dict, its JSON and its comparisons hold no PNG)."""
+
+    figure_bytes: dict[str, bytes]
+
+    def __init__(self, *args: Any, figure_bytes: Mapping[str, bytes] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.figure_bytes = dict(figure_bytes or {})
+
+
 @dataclass
 class TestRecord:
-    """One test's outcome over its phases, with the evidence its call recorded."""
+    """One test's outcome over its phases, with the evidence its call recorded (figures apart)."""
+
+    __test__ = False  # not a pytest test class, though its name says Test
 
     nodeid: str
     claim_ids: list[str]
@@ -58,6 +127,21 @@ class TestRecord:
     reason: str | None = "selected, but no call phase was reported (interrupted or stopped early)"
     evidence: dict[str, Any] = field(default_factory=dict)
     duration: float = 0.0
+    figures: list[Figure] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.evidence = self._take_figures(self.evidence)
+
+    def _take_figures(self, evidence: dict[str, Any] | None) -> dict[str, Any]:
+        """The evidence without its figures, which become ``self.figures`` (decoded PNG bytes)."""
+        if not evidence or "figures" not in evidence:
+            return evidence or {}
+        evidence = dict(evidence)
+        self.figures = [
+            Figure(f["name"], f.get("caption", ""), base64.b64decode(f["png_base64"]) if f.get("png_base64") else b"")
+            for f in evidence.pop("figures") or []
+        ]
+        return evidence
 
     def update(self, when: str, outcome: str, evidence: dict[str, Any] | None, duration: float, message: str = "") -> None:
         """Fold in one phase's report. A failure or an error is never undone by a later report (a rerun,
@@ -66,7 +150,7 @@ class TestRecord:
         if self.outcome in ("failed", "error"):
             return
         if when == "call":
-            self.evidence = evidence or {}
+            self.evidence = self._take_figures(evidence)
             if outcome == "passed":
                 self.outcome, self.reason = "passed", None
             elif outcome == "failed":
@@ -89,7 +173,15 @@ class TestRecord:
     def cases(self) -> int:
         return self.evidence.get("cases", 0)
 
-    def to_json(self) -> dict[str, Any]:
+    def figure_entries(self, paths: Mapping[tuple[str, str], str] | None = None) -> list[dict[str, str]]:
+        """{"name", "caption", "path"} of each figure (``paths`` from ``figure_paths``, else its own)."""
+        return [
+            {"name": f.name, "caption": f.caption,
+             "path": (paths or {}).get((self.nodeid, f.name)) or figure_path(self.claim_ids, self.nodeid, f.name)}
+            for f in self.figures
+        ]
+
+    def to_json(self, paths: Mapping[tuple[str, str], str] | None = None) -> dict[str, Any]:
         e = self.evidence
         return {
             "nodeid": self.nodeid,
@@ -108,6 +200,8 @@ class TestRecord:
             "violation": e.get("violation"),
             "falsifying_example": e.get("falsifying_example"),
             "series": e.get("series", []),
+            "trends": e.get("trends", []),
+            "figures": self.figure_entries(paths),
             "duration": round(self.duration, 3),
         }
 
@@ -156,12 +250,19 @@ def _findings(checks: list[TestRecord]) -> dict[str, Any]:
     return out
 
 
-def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None = None) -> dict[str, Any]:
+def claim_entry(
+    claim: Claim,
+    tests: list[TestRecord],
+    suite: ClaimSuite | None = None,
+    paths: Mapping[tuple[str, str], str] | None = None,
+) -> dict[str, Any]:
     """The report entry of one claim: verdict, aggregated evidence, per-test evidence.
 
-    ``tests`` are the claim's selected tests; ``suite`` says what else the suite holds for it.
+    ``tests`` are the claim's selected tests; ``suite`` says what else the suite holds for it;
+    ``paths`` the report's figure paths (``figure_paths``; by default those of ``tests``).
     Tests are taken in nodeid order, so that the entry does not depend on xdist's scheduling.
     """
+    paths = figure_paths(tests) if paths is None else paths
     if suite is None:
         suite = ClaimSuite(
             has_evidence_tests=any(not t.negative_control for t in tests),
@@ -275,22 +376,42 @@ def claim_entry(claim: Claim, tests: list[TestRecord], suite: ClaimSuite | None 
             for t in failed
         ],
         "findings": _findings(checks),
-        "evidence": [t.to_json() for t in tests],
+        "trends": [{"nodeid": t.nodeid, **trend} for t in checks for trend in t.evidence.get("trends", [])],
+        "figures": [{**f, "nodeid": t.nodeid} for t in tests for f in t.figure_entries(paths)],
+        "evidence": [t.to_json(paths) for t in tests],
         "notes": notes,
     }
 
 
 def build_report(
     run: dict[str, Any], tests: dict[str, TestRecord], suites: dict[str, ClaimSuite] | None = None
-) -> dict[str, Any]:
+) -> Report:
+    """The report of a run (JSON data; the figures' PNG bytes in its ``figure_bytes`` side table)."""
     by_claim: dict[str, list[TestRecord]] = {claim_id: [] for claim_id in CLAIMS}
     for record in tests.values():
         for claim_id in record.claim_ids:
             by_claim[claim_id].append(record)
     suites = suites or {}
-    claims = [claim_entry(CLAIMS[i], records, suites.get(i)) for i, records in by_claim.items()]
+    paths = figure_paths(tests.values())
+    claims = [claim_entry(CLAIMS[i], records, suites.get(i), paths) for i, records in by_claim.items()]
     summary = {verdict: sum(c["verdict"] == verdict for c in claims) for verdict in VERDICTS}
-    return {"schema": SCHEMA, "papers": PAPERS, "run": run, "claims": claims, "summary": summary}
+    figure_bytes = {paths[(r.nodeid, f.name)]: f.png for r in tests.values() for f in r.figures if f.png}
+    return Report(
+        {
+            "schema": SCHEMA,
+            "papers": PAPERS,
+            "run": run,
+            "citation": {"digest": content_digest({"claims": claims}), "digest_of": DIGEST_OF},
+            "claims": claims,
+            "summary": summary,
+        },
+        figure_bytes=figure_bytes,
+    )
+
+
+def report_digest(report: dict[str, Any]) -> str:
+    """The report's content digest: the stored one, or (a report from before digests) computed."""
+    return (report.get("citation") or {}).get("digest") or content_digest(report)
 
 
 def summary_line(report: dict[str, Any]) -> str:
@@ -323,110 +444,233 @@ def _margin(entry: dict[str, Any]) -> str:
     return "exact" if entry["max_error"] == 0 else _number(entry["margin"])
 
 
-def _replay(run: dict[str, Any]) -> str:
-    if run.get("hypothesis_seed") is None:
-        return (
-            f"derandomized: the same code and versions draw the same examples; replay with `{run['replay']}`"
-        )
-    return (
-        f"seed {run['hypothesis_seed']}: replay with `{run['replay']}` (Hypothesis first replays any failing "
-        "example saved in this machine's .hypothesis/ database)"
-    )
+# ------------------------------------------------------------------------------------ rendering
+# The report's sentences are built once, as lists of parts (plain text, ``Code``, ``Strong``,
+# ``Emphasis``), and written out by a ``Markup``: Markdown here, HTML in ``claims._html``. So
+# claims.md and claims.html say the same thing, and only their structure (tables, lists) differs.
+
+
+class Code(str):
+    """A part written as code (a nodeid, a command)."""
+
+
+class Strong(str):
+    """A part written in bold (a verdict)."""
+
+
+class Emphasis(str):
+    """A part written in italics (a finding's name)."""
+
+
+Parts = list[str]
+
+
+@dataclass(frozen=True)
+class Markup:
+    """How parts are written: ``text`` escapes plain text; ``cell`` flattens text for a table cell."""
+
+    text: Callable[[str], str]
+    code: Callable[[str], str]
+    strong: Callable[[str], str]
+    emphasis: Callable[[str], str]
+    cell: Callable[[str], str]
+
+    def join(self, parts: Parts) -> str:
+        out = []
+        for part in parts:
+            if isinstance(part, Code):
+                out.append(self.code(part))
+            elif isinstance(part, Strong):
+                out.append(self.strong(part))
+            elif isinstance(part, Emphasis):
+                out.append(self.emphasis(part))
+            else:
+                out.append(self.text(part))
+        return "".join(out)
 
 
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+MARKDOWN = Markup(
+    text=str, code=lambda s: f"`{s}`", strong=lambda s: f"**{s}**", emphasis=lambda s: f"*{s}*", cell=_cell
+)
+
+
+def _replay(run: dict[str, Any]) -> Parts:
+    if run.get("hypothesis_seed") is None:
+        return ["derandomized: the same code and versions draw the same examples; replay with ", Code(run["replay"])]
+    return [
+        f"seed {run['hypothesis_seed']}: replay with ", Code(run["replay"]),
+        " (Hypothesis first replays any failing example saved in this machine's .hypothesis/ database)",
+    ]
+
+
+def partial_parts(report: dict[str, Any]) -> Parts | None:
+    run = report["run"]
+    if run["selection"] != "partial":
+        return None
+    return [
+        Strong("Partial run"),
+        f": {'; '.join(run['selection_reasons'])}. Claims selected: {', '.join(run['selected_claims']) or 'none'}. "
+        "Claims whose tests were not selected are ",
+        Code(NOT_RUN),
+        "; this report does not replace the suite's full report.",
+    ]
+
+
+def run_lines(report: dict[str, Any]) -> list[Parts]:
+    """The run: when, how complete, profile and replay, workers; code and versions; command."""
     run = report["run"]
     v = run["versions"]
     git = run["git"]
-    selection = run["selection"]
-    lines = ["# Claims report", "", f"{summary_line(report)}.", ""]
-    if selection == "partial":
-        lines += [
-            f"**Partial run**: {'; '.join(run['selection_reasons'])}. Claims selected: "
-            f"{', '.join(run['selected_claims']) or 'none'}. Claims whose tests were not selected are "
-            "`not-run`; this report does not replace the suite's full report.",
-            "",
-        ]
-    lines += [
-        f"Run {run['started']} to {run['finished']}; complete: {str(run['complete']).lower()} "
-        f"(every selected test finished); selection: {selection}; Hypothesis profile `{run['profile']}` "
-        f"({_replay(run)}); {run['workers']} xdist workers.",
-        f"Code: lowrank-claims {v['lowrank-claims']}, git {git['commit']}"
-        f"{' with uncommitted changes (dirty)' if git['dirty'] else ''}.",
-        "Versions: " + ", ".join(f"{name} {value}" for name, value in v.items() if name != "lowrank-claims") + ".",
-        f"Command: `{run['command']}`.",
-        "",
-        "Papers: " + "; ".join(f"**{key}** {text}" for key, text in report["papers"].items()) + ".",
-        "",
-        "Cases are Hypothesis examples (or checks outside `@given`) with a non-degenerate check; "
-        "degenerate cases (both sides identically zero) are counted apart and never shown as the worst case. "
-        "Worst error, tolerance and margin = tolerance / error are those of the case nearest to violating "
-        "among the cases where the (corrected) statement holds; `rel` marks an error relative to the "
-        "scale the check states, `abs` an absolute one (margin exact: error 0). Min slack is the smallest "
-        "relative slack (rhs - lhs) / scale of an inequality. The negative control is `rejected` when "
-        "every control of the claim ran and the same check refused its cases, so the check is shown able "
-        "to fail.",
-        "",
-        "| ID | Reference | Verdict | Cases | Degenerate | Worst error | Tolerance | Margin | Min slack | Negative control |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+    return [
+        [
+            f"Run {run['started']} to {run['finished']}; complete: {str(run['complete']).lower()} "
+            f"(every selected test finished); selection: {run['selection']}; Hypothesis profile ",
+            Code(run["profile"]), " (", *_replay(run), f"); {run['workers']} xdist workers.",
+        ],
+        [
+            f"Code: lowrank-claims {v['lowrank-claims']}, git {git['commit']}"
+            f"{' with uncommitted changes (dirty)' if git['dirty'] else ''}."
+        ],
+        ["Versions: " + ", ".join(f"{name} {value}" for name, value in v.items() if name != "lowrank-claims") + "."],
+        ["Command: ", Code(run["command"]), "."],
     ]
-    for c in report["claims"]:
-        lines.append(
-            f"| {c['id']} | {c['ref']} | {c['verdict']} | {c['cases']} | {c['degenerate']} "
-            f"| {_error(c['max_error'], c['error_scale'])} | {_number(c['tolerance'])} | {_margin(c)} "
-            f"| {_number(c['min_slack'])} | {c['negative_control']} |"
-        )
+
+
+def papers_parts(report: dict[str, Any]) -> Parts:
+    parts: Parts = ["Papers: "]
+    for i, (key, text) in enumerate(report["papers"].items()):
+        parts += (["; "] if i else []) + [Strong(key), f" {text}"]
+    return parts + ["."]
+
+
+LEGEND: Parts = [
+    "Cases are Hypothesis examples (or checks outside ", Code("@given"), ") with a non-degenerate check; "
+    "degenerate cases (both sides identically zero) are counted apart and never shown as the worst case. "
+    "Worst error, tolerance and margin = tolerance / error are those of the case nearest to violating "
+    "among the cases where the (corrected) statement holds; ", Code("rel"), " marks an error relative to the "
+    "scale the check states, ", Code("abs"), " an absolute one (margin exact: error 0). Min slack is the smallest "
+    "relative slack (rhs - lhs) / scale of an inequality. The negative control is ", Code("rejected"), " when "
+    "every control of the claim ran and the same check refused its cases, so the check is shown able "
+    "to fail.",
+]
+
+SUMMARY_HEADER = ("ID", "Reference", "Verdict", "Cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack",
+                  "Negative control")
+
+
+def summary_cells(c: dict[str, Any]) -> list[str]:
+    """One claim's row of the summary table, in ``SUMMARY_HEADER``'s order."""
+    return [
+        c["id"], c["ref"], c["verdict"], str(c["cases"]), str(c["degenerate"]), _error(c["max_error"], c["error_scale"]),
+        _number(c["tolerance"]), _margin(c), _number(c["min_slack"]), c["negative_control"],
+    ]
+
+
+def unlisted_lines(report: dict[str, Any]) -> list[str]:
+    """"Not-run (n): IDs." and "Untested (n): IDs.", for the verdicts that have claims."""
+    lines = []
     for verdict in (NOT_RUN, "untested"):
         listed = [c["id"] for c in report["claims"] if c["verdict"] == verdict]
         if listed:
-            lines += ["", f"{verdict.capitalize()} ({len(listed)}): {', '.join(listed)}."]
+            lines.append(f"{verdict.capitalize()} ({len(listed)}): {', '.join(listed)}.")
+    return lines
+
+
+def shows_section(c: dict[str, Any]) -> bool:
+    """A claim gets a section unless it is untested or not run with no test record at all."""
+    return not (c["verdict"] in ("untested", NOT_RUN) and not c["evidence"])
+
+
+def claim_heading(c: dict[str, Any]) -> str:
+    return f"{c['id']}: {c['title']} ({c['ref']}, {c['paper']})"
+
+
+def verdict_parts(c: dict[str, Any]) -> Parts:
+    return ["Verdict: ", Strong(c["verdict"]), "."]
+
+
+def violation_parts(failure: dict[str, Any]) -> Parts:
+    return ["Refuting test ", Code(failure["nodeid"]), f": {failure['violation']}"]
+
+
+def counterexample_parts(ce: dict[str, Any]) -> Parts:
+    details = ", ".join(f"{k}={v}" for k, v in ce["details"].items() if k != "error_scale")
+    return [
+        "The printed statement fails in ", Code(ce["nodeid"]),
+        f" (the case nearest to acceptance): error {_error(ce['error'], ce['details'].get('error_scale'))} > "
+        f"tolerance {_number(ce['tolerance'])} ({details}).",
+    ]
+
+
+TEST_HEADER = ("Test", "Role", "Outcome", "Cases", "Degenerate", "Worst error", "Tolerance")
+
+
+def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
+    """One row of a claim's per-test table (written by ``markup``), in ``TEST_HEADER``'s order."""
+    outcome = t["outcome"] if not t["reason"] else f"{t['outcome']} ({markup.cell(t['reason'])[:200]})"
+    return [
+        markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), str(t["cases"]), str(t["degenerate"]),
+        _error(t["max_error"], t["error_scale"]), _number(t["tolerance"]),
+    ]
+
+
+def finding_parts(name: str, f: dict[str, Any]) -> Parts:
+    return [
+        "Finding ", Emphasis(name),
+        f" (beyond the statement, not counted as its evidence): {f['cases']} cases, {f['degenerate']} degenerate, "
+        f"worst error {_error(f['max_error'], f['error_scale'])} vs tolerance {_number(f['tolerance'])}.",
+    ]
+
+
+def _table(header: Iterable[str], rows: Iterable[list[str]]) -> list[str]:
+    header = list(header)
+    return [f"| {' | '.join(header)} |", "|" + "---|" * len(header)] + [f"| {' | '.join(row)} |" for row in rows]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    md = MARKDOWN.join
+    lines = ["# Claims report", "", f"{summary_line(report)}.", "", citation_markdown(report, report_digest(report))]
+    partial = partial_parts(report)
+    if partial:
+        lines += [md(partial), ""]
+    lines += [md(parts) for parts in run_lines(report)]
+    lines += ["", md(papers_parts(report)), "", md(LEGEND), ""]
+    lines += _table(SUMMARY_HEADER, (summary_cells(c) for c in report["claims"]))
+    lines += [line for text in unlisted_lines(report) for line in ("", text)]
     lines.append("")
     for c in report["claims"]:
-        if c["verdict"] in ("untested", NOT_RUN) and not c["evidence"]:
+        if not shows_section(c):
             continue
-        lines += [f"## {c['id']}: {c['title']} ({c['ref']}, {c['paper']})", "", f"Statement: {c['statement']}", ""]
-        lines.append(f"Verdict: **{c['verdict']}**.")
+        lines += [f"## {claim_heading(c)}", "", f"Statement: {c['statement']}", ""]
+        lines.append(md(verdict_parts(c)))
         lines += [f"- {reason}" for reason in c["why"]]
         for failure in c["violations"]:
-            lines += ["", f"Refuting test `{failure['nodeid']}`: {failure['violation']}"]
+            lines += ["", md(violation_parts(failure))]
             if failure["falsifying_example"]:
                 lines += ["", "```", failure["falsifying_example"], "```"]
         for ce in c["counterexamples"]:
-            lines += [
-                "",
-                f"The printed statement fails in `{ce['nodeid']}` (the case nearest to acceptance): error "
-                f"{_error(ce['error'], ce['details'].get('error_scale'))} > tolerance {_number(ce['tolerance'])} "
-                f"({', '.join(f'{k}={v}' for k, v in ce['details'].items() if k != 'error_scale')}).",
-            ]
+            lines += ["", md(counterexample_parts(ce))]
         if c["correction"]:
             lines += ["", f"Correction: {c['correction']}"]
-        lines += [
-            "",
-            "| Test | Role | Outcome | Cases | Degenerate | Worst error | Tolerance |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for t in c["evidence"]:
-            outcome = t["outcome"] if not t["reason"] else f"{t['outcome']} ({_cell(t['reason'])[:200]})"
-            lines.append(
-                f"| `{t['nodeid']}` | {t['role']} | {outcome} | {t['cases']} | {t['degenerate']} "
-                f"| {_error(t['max_error'], t['error_scale'])} | {_number(t['tolerance'])} |"
-            )
+        lines += [""] + _table(TEST_HEADER, (test_cells(t, MARKDOWN) for t in c["evidence"]))
         for name, f in c["findings"].items():
-            lines += [
-                "",
-                f"Finding *{name}* (beyond the statement, not counted as its evidence): {f['cases']} cases, "
-                f"{f['degenerate']} degenerate, worst error {_error(f['max_error'], f['error_scale'])} "
-                f"vs tolerance {_number(f['tolerance'])}.",
-            ]
+            lines += ["", md(finding_parts(name, f))]
             lines += [f"- {note}" for note in f["notes"]]
         if c["notes"]:
             lines += [""] + [f"- {note}" for note in c["notes"]]
+        for figure in c.get("figures", []):
+            lines += ["", f"![{_alt(figure['caption'])}]({figure['path']})"]
         lines.append("")
     return "\n".join(lines)
+
+
+def _alt(caption: str) -> str:
+    """A caption as Markdown image text: one line, no brackets that would end it."""
+    return " ".join(caption.split()).replace("[", "(").replace("]", ")")
 
 
 def _json_safe(value: Any) -> Any:
@@ -463,7 +707,32 @@ def loads(text: str) -> Any:
     return _revive(json.loads(text))
 
 
-def write_report(report: dict[str, Any], directory: Path) -> None:
+def listed_figures(report: dict[str, Any]) -> list[str]:
+    """The relative paths of every figure the report lists, once each, in report order."""
+    return list(dict.fromkeys(f["path"] for c in report["claims"] for f in c.get("figures", [])))
+
+
+def write_report(report: dict[str, Any], directory: Path, figure_bytes: Mapping[str, bytes] | None = None) -> None:
+    """claims.json, claims.md, claims.html and figures/*.png in ``directory``.
+
+    PNG bytes come from ``figure_bytes``, by default the report's side table (``Report.figure_bytes``);
+    a listed figure without bytes (a report read back from JSON) keeps the file already there. PNGs
+    in figures/ that the report no longer lists are deleted (only *.png files there)."""
+    from claims._html import render_html  # claims._html imports this module's renderers
+
     directory.mkdir(parents=True, exist_ok=True)
+    figure_bytes = getattr(report, "figure_bytes", {}) if figure_bytes is None else figure_bytes
+    listed = set(listed_figures(report))
+    figures = directory / FIGURES
+    if listed:
+        figures.mkdir(exist_ok=True)
+    for path in sorted(listed):
+        if path in figure_bytes:
+            (directory / path).write_bytes(figure_bytes[path])
+    if figures.is_dir():
+        for png in figures.glob("*.png"):
+            if f"{FIGURES}/{png.name}" not in listed:
+                png.unlink()
     (directory / "claims.json").write_text(dumps(report, indent=2) + "\n")
     (directory / "claims.md").write_text(render_markdown(report))
+    (directory / "claims.html").write_text(render_html(report, directory), encoding="utf-8")

@@ -22,6 +22,7 @@ from claims import (
     declare_verdict,
     finding,
     gamma,
+    record_figure,
     record_note,
     record_series,
 )
@@ -42,6 +43,8 @@ from claims._escape import (
     t31_constant,
     t31_constant_appendix,
 )
+from claims._evidence import recorded_series
+from claims._figures import plot_layer_bounds
 from claims._profiles import trajectory_factor
 from claims._saddle import unflatten
 
@@ -177,6 +180,15 @@ def test_theorem_31_at_computed_optima():
            f"{tally['output examples'][0][3]:.3g} on {tally['output examples'][0][0]})" if tally.get("output examples") else "")
         + ". On random and digits data a = ||X|| ||G|| / s* is far from 1, so the bound is negative at every layer "
         "a network of this depth has; only near-rank-one inputs with aligned labels bring it below 1."
+    )
+    record_figure(
+        plot_layer_bounds(recorded_series("Theorem 3.1 per layer"), title="Theorem 3.1: per-layer ratios and the bound"),
+        "ratios against the bound",
+        caption=("The three ratios of Theorem 3.1 at each layer l of the computed optimal escape directions (markers, log "
+                 "scale; 1e-12 stands for 0) and the bound 8 c l^{-1/2} / (1 - c l^{-1/2}) (lines, where positive), one "
+                 "panel per kind of data, one color per instance; the bound is negative at every layer of the random "
+                 "and digits instances."),
+        scale=f"{len(t31_optima())} instances (depths 4 and 6, width 4), best of 16 restarts each",
     )
 
 

@@ -36,9 +36,12 @@ from claims import (
     finding,
     gamma,
     record_degenerate,
+    record_figure,
     record_note,
     record_series,
 )
+from claims._evidence import recorded_series
+from claims._figures import plot_singular_values, plot_success_by_width
 from claims._profiles import seed_factor, training_length_factor
 from claims._session_cache import session_cached, session_key
 from claims._small_init import (
@@ -164,10 +167,32 @@ def judge_width_trend(bsj25_store, scheme: str, control: bool = False):
     return trend
 
 
+def width_figure(bsj25_store) -> None:
+    """Figs. 2 and 6's counterpart: success rate and final speeds against the width, both schemes."""
+    result = sweep(bsj25_store)
+    widths = list(result.widths)
+    figure = plot_success_by_width(
+        widths, {scheme: [result.success_rates(scheme)[w] for w in widths] for scheme in result.schemes}, result.runs,
+        {scheme: {w: [float(v) for v in result.speeds[(scheme, w)]] for w in widths} for scheme in result.schemes},
+        {"s1 = sqrt(2) - 1 (rank one)": S1, "s2 = 1/2 (rank two)": S2, "success threshold": S1 + SUCCESS_MARGIN},
+        title="PGD on the sphere finds the rank-two direction (Example 1)",
+    )
+    record_figure(
+        figure, "success rate against width",
+        caption=("Example 1, projected gradient descent on ||theta||^2 = 3: the fraction of runs whose final speed is "
+                 "above the success threshold (closer to s2 = 1/2, the rank-two direction, than to s1 = sqrt(2) - 1), "
+                 "against the width, per initialization scheme (bars: binomial standard error); right, every run's "
+                 "final speed (the counterpart of Figs. 2 and 6)."),
+        scale=f"widths {widths[0]}..{widths[-1]}, {result.runs} runs per width and scheme, {SCHEDULE.describe()}",
+    )
+
+
 @F2
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_f2_wider_networks_find_the_rank_two_direction_more_often(bsj25_store, scheme):
     judge_width_trend(bsj25_store, scheme)
+    if scheme == SCHEMES[0]:  # one figure, both schemes
+        width_figure(bsj25_store)
 
 
 @F2_CONTROL
@@ -377,10 +402,27 @@ def judge_second_value(bsj25_store, depth: int, at: str) -> None:
         )
 
 
+def singular_value_figure(bsj25_store, depth: int) -> None:
+    """Figs. 1, 3 and 4's counterpart: each layer's top singular values at initialization, at the
+    first plateau and at the end, every run (the rows ``keep_f1_runs`` recorded)."""
+    training, _ = f1_training(bsj25_store, depth)
+    scale = f1_scale(training, compact=True)
+    record_figure(
+        plot_singular_values(recorded_series("F1 run"), title=f"top singular values per layer, depth {depth}"),
+        f"singular values depth {depth}",
+        caption=(f"Depth {depth}: the 10 largest singular values of each layer W_1 .. W_{depth}, over the largest "
+                 "(log scale), at initialization, at the first plateau after the first loss drop and at the end of "
+                 "training, one line per run; dash-dotted: 1/2, the dominance line of the test."),
+        scale=f"{scale['architecture']}, {scale['init']}, {scale['steps']} GD steps, {scale['seeds']} runs, digits "
+              f"({PER_CLASS} per class)",
+    )
+
+
 @F1
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_f1_one_dominant_singular_value_per_layer_at_first_plateau(bsj25_store, depth):
     judge_dominance(bsj25_store, depth, at="first plateau")
+    singular_value_figure(bsj25_store, depth)
 
 
 @F1

@@ -24,11 +24,14 @@ and reported apart. The negative controls run the same rules with the labels per
 from __future__ import annotations
 
 import math
+import statistics
 
 import pytest
 
-from claims import TrendRule, check_trend, check_trend_rejected, record_note, record_series
+from claims import TrendRule, check_trend, check_trend_rejected, record_figure, record_note, record_series
+from claims._evidence import recorded_series
 from claims._experiments import MEMO_SCALES, Base, Design, DesignResult, register
+from claims._figures import plot_over_time
 from claims._profiles import training_length_factor
 from claims._trend import permuted_levels
 
@@ -144,6 +147,31 @@ def judge_growth(design_runner, loss: str, control: bool, lambdas: tuple[float, 
         check_trend(levels, responses, GROWTH, statement, **details)
 
 
+def distance_figure(loss: str) -> None:
+    """Fig. 1's counterpart: the median over seeds of d(W_t+1, W_t) per recorded epoch, per lambda,
+    from the runs ``judge_growth`` recorded (lambda = 0 from their twins)."""
+    rows = recorded_series(f"d(W_t+1, W_t) per epoch ({loss})")
+    epochs = rows[0]["epochs"]
+    curves = {0.0: {row["seed"]: row["distance_without_weight_decay"] for row in rows}}
+    for row in rows:
+        curves.setdefault(row["weight_decay"], {})[row["seed"]] = row["distance"]
+    def median(runs, k):  # d is undefined (NaN) at epoch 0
+        values = [run[k] for run in runs.values() if math.isfinite(run[k])]
+        return statistics.median(values) if values else None
+
+    ys = {f"lambda = {lam:g} ({len(runs)} seeds)": [median(runs, k) for k in range(len(epochs))]
+          for lam, runs in sorted(curves.items())}
+    record_figure(
+        plot_over_time(epochs, ys, xlabel="epoch", ylabel="d(W_t+1, W_t), median over seeds",
+                       title=f"SGD keeps moving with weight decay ({loss} loss)", logy=True),
+        f"distance per epoch {loss}",
+        caption=(f"Section 4.2's d(W_t+1, W_t) (mean Frobenius distance of the matrices over one epoch) against the "
+                 f"epoch, {loss} loss: the median over seeds per weight decay, log scale (the counterpart of Fig. 1)."),
+        scale=(f"MLP-4-32 on digits (1257 training samples), B = 128, eta = 0.1, no momentum, {max(LENGTHS)} epochs, "
+               f"d recorded every {RECORD_EVERY} epochs"),
+    )
+
+
 LOSSES = pytest.mark.parametrize("loss", ["cross_entropy", "squared"])
 
 
@@ -157,6 +185,7 @@ def test_f1_without_weight_decay_sgd_moves_orders_of_magnitude_less(design_runne
 @LOSSES
 def test_f1_weight_decay_ratio_grows_with_training_length(design_runner, loss):
     judge_growth(design_runner, loss, control=False)
+    distance_figure(loss)
 
 
 @pytest.mark.claim("GP22.F1", negative_control=True)

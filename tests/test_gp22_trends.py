@@ -20,8 +20,19 @@ import math
 
 import pytest
 
-from claims import TrendRule, check_trend, check_trend_rejected, declare_verdict, finding, record_note, record_series
+from claims import (
+    TrendRule,
+    check_trend,
+    check_trend_rejected,
+    declare_verdict,
+    finding,
+    record_figure,
+    record_note,
+    record_series,
+)
+from claims._evidence import recorded_series
 from claims._experiments import MEMO_SCALES, Base, Design, DesignResult, register
+from claims._figures import plot_levels
 from claims._trend import permuted_levels, trend_test
 
 S32 = pytest.mark.claim("GP22.S32")
@@ -139,6 +150,32 @@ def judge_no_rank_minimization(result: DesignResult, statement: str, memo: str, 
     check_trend(levels, ranks, NO_EFFECT, statement, **details)
 
 
+FACTOR_LABELS = {"batch_size": "batch size B", "learning_rate": "learning rate eta", "weight_decay": "weight decay lambda"}
+
+
+def rank_figure(design_runner, panels: list[tuple[Design, object]], name: str) -> None:
+    """The mean Section 4.1 rank of every kept run against the design's levels (the runs recorded by
+    ``keep_runs``), one panel per (design, the trend judged on it)."""
+    first = panels[0][0]
+    base = ", ".join(f"{k} {v:g}" for k, v in vars(first.base).items() if k != first.factor)
+    figure = plot_levels(
+        [dict(levels=[r["level"] for r in rows], responses=[r["section41_mean_rank"] for r in rows],
+              xlabel=FACTOR_LABELS[design.factor] + (f" ({design.length} SGD steps)" if design.budget == "steps" else ""),
+              title=f"{design.name}: Spearman rho {trend.correlation:+.2f}, p {trend.p_predicted:.2g} ({trend.verdict})")
+         for design, trend in panels
+         for rows in [recorded_series(f"{design.name}: mean rank")]],
+        ylabel="mean Section 4.1 rank", title=f"{first.architecture}: rank against the {FACTOR_LABELS[first.factor]}",
+    )
+    record_figure(
+        figure, name,
+        caption=(f"{first.architecture}: the Section 4.1 rank averaged over the trainable matrices at the end of training, "
+                 f"against the {FACTOR_LABELS[first.factor]} (log scale); one point per seed, the mean per level with the "
+                 "seeds' range; the panel title gives the trend test of the claim's statement."),
+        scale=(f"{first.architecture} on digits (1257 training samples), {first.seeds * design_runner.seed_factor} seeds "
+               f"per level, {first.length} {first.budget}, base {base}, momentum SGD"),
+    )
+
+
 # --- GP22.S32: Section 3.2's predictions (MLP-4-32; the theory covers networks without BN) -------
 
 
@@ -163,23 +200,27 @@ def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
     steps, levels, ranks, details = rank_design(design_runner.result(designs(MLP)["batch_steps"]), "S32")
     keep_runs(steps, "mean rank")
     if epochs.verdict == "verified" and trend_test(levels, ranks, RULE).verdict == "refuted":
-        check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", declare=False, **details)
+        fixed_steps = check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", declare=False, **details)
         declare_verdict("verified-with-correction", BATCH_CORRECTION)
     else:
         with finding("batch size at a fixed number of SGD steps"):
-            check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", **details)
+            fixed_steps = check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", **details)
+    rank_figure(design_runner, [(designs(MLP)["batch"], epochs), (designs(MLP)["batch_steps"], fixed_steps)],
+                "rank against batch size")
 
 
 @S32
 def test_s32_larger_weight_decay_gives_lower_rank(design_runner):
-    judge_rank_trend(design_runner.result(designs(MLP)["decay"]), TrendRule("decreasing"),
-                     "larger weight decay gives lower rank", "S32")
+    trend = judge_rank_trend(design_runner.result(designs(MLP)["decay"]), TrendRule("decreasing"),
+                             "larger weight decay gives lower rank", "S32")
+    rank_figure(design_runner, [(designs(MLP)["decay"], trend)], "rank against weight decay")
 
 
 @S32
 def test_s32_larger_learning_rate_gives_lower_rank(design_runner):
-    judge_rank_trend(design_runner.result(designs(MLP)["rate"]), TrendRule("decreasing"),
-                     "larger learning rate gives lower rank", "S32")
+    trend = judge_rank_trend(design_runner.result(designs(MLP)["rate"]), TrendRule("decreasing"),
+                             "larger learning rate gives lower rank", "S32")
+    rank_figure(design_runner, [(designs(MLP)["rate"], trend)], "rank against learning rate")
 
 
 @S32
@@ -226,8 +267,9 @@ def test_f2_increasing_batch_size_leads_to_lower_ranks(design_runner, architectu
 def test_f2_smaller_batch_sizes_give_smaller_ranks(design_runner, architecture):
     """Sec. 4.3, the next sentence: "we should expect the rank of the various matrices to be smaller
     when training the network with smaller batch sizes" (rank rises with B)."""
-    judge_rank_trend(design_runner.result(designs(architecture)["batch"]), RULE,
-                     "smaller batch sizes give smaller ranks", "F2")
+    trend = judge_rank_trend(design_runner.result(designs(architecture)["batch"]), RULE,
+                             "smaller batch sizes give smaller ranks", "F2")
+    rank_figure(design_runner, [(designs(architecture)["batch"], trend)], "rank against batch size")
 
 
 @F2
@@ -235,8 +277,9 @@ def test_f2_smaller_batch_sizes_give_smaller_ranks(design_runner, architecture):
 def test_f2_increasing_learning_rate_leads_to_lower_ranks(design_runner, architecture):
     """Sec. 4.3: "when increasing the learning rate, the rank minimization constraint strengthens as
     well, which leads to lower ranks ..."."""
-    judge_rank_trend(design_runner.result(designs(architecture)["rate"]), TrendRule("decreasing"),
-                     "increasing the learning rate leads to lower ranks", "F2")
+    trend = judge_rank_trend(design_runner.result(designs(architecture)["rate"]), TrendRule("decreasing"),
+                             "increasing the learning rate leads to lower ranks", "F2")
+    rank_figure(design_runner, [(designs(architecture)["rate"], trend)], "rank against learning rate")
 
 
 @F2
@@ -255,8 +298,9 @@ def test_f2_increasing_learning_rate_leads_to_worse_training_performance(design_
 @FAMILIES
 def test_f2_increasing_weight_decay_strengthens_rank_minimization(design_runner, architecture):
     """Sec. 4.3: "by increasing lambda we typically impose stronger rank minimization constraints"."""
-    judge_rank_trend(design_runner.result(designs(architecture)["decay"]), TrendRule("decreasing"),
-                     "increasing lambda gives lower ranks", "F2")
+    trend = judge_rank_trend(design_runner.result(designs(architecture)["decay"]), TrendRule("decreasing"),
+                             "increasing lambda gives lower ranks", "F2")
+    rank_figure(design_runner, [(designs(architecture)["decay"], trend)], "rank against weight decay")
 
 
 @F2

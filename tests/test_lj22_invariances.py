@@ -18,8 +18,11 @@ from claims import (
     record_note,
 )
 from claims._builders import Block, mlp, sequential
+from claims._evidence import recorded_series
+from claims._figures import record_drift_orders
 from claims._graph_layers import GraphLayers
 from claims._invariants import (
+    ORDER_PROTOCOL,
     instantaneous_rate,
     judge_order,
     layer_balance,
@@ -63,6 +66,12 @@ def order_note(what: str, tally: dict) -> str:
         "first-order time to a kink or sign change; Euler h = 1/16..1/128 and RK4 h = 1/4..1/64 of that horizon, "
         f"every evaluation monitored; slope fitted on the 3 finest asymptotic drifts, at least the order minus 0.5): {tally}"
     )
+
+
+def drift_figure(what: str, trajectories: int) -> None:
+    """The test's "drift against step size" rows as one figure (Euler and RK4 panels)."""
+    protocol = [(method.name, counts) for method, counts in ORDER_PROTOCOL]
+    record_drift_orders(recorded_series("drift against step size"), what, trajectories, protocol)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,6 +148,8 @@ def test_vertex_balance_drift_shrinks_at_the_integrator_order(architecture):
                             for b in balances])
     assert_judged(tally)
     record_note(order_note(f"{architecture}, every hidden vertex", tally))
+    if architecture == "relu mlp [3,4,4,1] with biases":  # one figure per claim
+        drift_figure(f"Eq. (4), {architecture}, every hidden vertex", theta.shape[0])
 
 
 @pytest.mark.claim("LJ22.L2a", negative_control=True)
@@ -283,6 +294,7 @@ def test_twin_balance_drift_shrinks_at_the_integrator_order():
     ])
     assert_judged(tally)
     record_note(order_note("twin pairs with equal patterns, [3,4,4,1] ReLU with biases", tally))
+    drift_figure("Eq. (5), twin pairs with equal patterns, [3,4,4,1] ReLU with biases", theta.shape[0])
 
 
 @pytest.mark.claim("LJ22.L2b", negative_control=True)
@@ -410,6 +422,7 @@ def test_layer_balance_drift_shrinks_at_the_integrator_order():
     tally = judge_order(studies, balance.name, check_convergence_order)
     assert_judged(tally)
     record_note(order_note("F = W2 + biases of layer 2 and output, F' = W3 + output bias", tally))
+    drift_figure("Eq. (7), F = W2 + biases of layer 2 and output, F' = W3 + output bias", theta.shape[0])
 
 
 @pytest.mark.claim("LJ22.L3", negative_control=True)

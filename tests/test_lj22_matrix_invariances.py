@@ -21,8 +21,11 @@ from claims import (
     record_note,
 )
 from claims._builders import Block, Conv, Dense, NetworkBuilder, sequential
+from claims._evidence import recorded_series
+from claims._figures import plot_drift_limits, record_drift_orders, record_figure
 from claims._flow import EULER, RK4, GradientFlow, reference_solution
 from claims._invariants import (
+    ORDER_PROTOCOL,
     Balance,
     assert_judged,
     drift_study,
@@ -34,6 +37,7 @@ from claims._invariants import (
 )
 from claims._networks import LINEAR, RELU
 from claims._representations import active_neurons, dense_after_conv, theorem1_pair
+from claims.checks import _richardson
 from claims.strategies import THEOREM1_CASES, risk_instances, sequential_networks
 
 CASES = {f"LJ22.T1.{number}": [c for c, n in THEOREM1_CASES.items() if n == number] for number in range(1, 8)}
@@ -195,6 +199,8 @@ def test_theorem1_drift_shrinks_at_the_integrator_order(claim):
                         include=lambda i: bool(actives[i]), case=case)
     assert_judged(tally)
     record_note(f"Trajectories ({case}, active submatrix of each, Euler and RK4): {tally}")
+    record_drift_orders(recorded_series("drift against step size"), f"Eq. (6) {case}, active submatrix",
+                        theta.shape[0], [(method.name, counts) for method, counts in ORDER_PROTOCOL])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -355,6 +361,27 @@ def test_eq6_drift_has_a_nonzero_limit_with_mixed_patterns(case):
         f"summands at the start): {NEARLY_CONSERVED.get(case, 0)}."
         + (" The paper's convolutional layers are linear (Appendix C, before Definition 11); a ReLU "
            "convolution is the suite's extension of Lemma 4's setting." if case == "conv-dense" else "")
+    )
+    if case == "dense-dense":  # one figure for the claim
+        limit_figure(case, results)
+
+
+def limit_figure(case, results):
+    """Each trajectory's signed drift over its Richardson limit (the check's own extrapolation)."""
+    rows = []
+    for r in results:
+        _, numbers = _richardson(r["step_sizes"], r["drifts"], r["order"], LIMIT_FACTOR, r["floor"], None, None,
+                                 "check_nonzero_limit")
+        rows.append(dict(method=r["method"], step_sizes=r["step_sizes"], drifts=r["drifts"], limit=numbers["limit"],
+                         limit_error=numbers["limit_error"]))
+    protocol = ", ".join(f"{method.name} h = 1/{counts[0]}..1/{counts[-1]}" for method, counts in LIMIT_PROTOCOL)
+    record_figure(
+        plot_drift_limits(rows, title=f"Eq. (6) {case}: the (u, v) drift converges to a nonzero limit"),
+        "drift limit",
+        caption=(f"Lemma 4, {case} ReLU pair with u active on every example and v on some: the signed drift of the "
+                 "(u, v) entry of W2^T W2 - W1 W1^T over its Richardson limit, against the step size; every trajectory "
+                 "tends to 1 (the limit, shaded: its error estimate), far from 0 (an invariant)."),
+        scale=f"{len(results) // len(LIMIT_PROTOCOL)} smooth trajectories with a mixed pair, {protocol} of each horizon",
     )
 
 
