@@ -13,6 +13,8 @@ full report.
 
 from __future__ import annotations
 
+import fnmatch
+import html
 import os
 import random
 import shlex
@@ -31,6 +33,8 @@ from hypothesis.errors import Flaky
 from claims import _profiles
 from claims._evidence import ClaimViolation, collecting
 from claims._registry import CLAIMS, unknown_claim_message
+from claims._compare import compare, parse_rules, regressions, render_header, render_table
+from claims._history import BaselineError, history_entries, load_report, resolve_baseline, save_run
 from claims._report import TestRecord, build_report, dumps, loads, summary_line, write_report
 from claims._selection import (
     CONTROL,
@@ -48,7 +52,11 @@ EVIDENCE = "claims_evidence"
 SEED = "claims_hypothesis_seed"
 MANIFESTS = "claims_manifest_dir"
 PARTIAL = "partial"
-VERSIONED = ("torch", "numpy", "scipy", "scikit-learn", "sympy", "hypothesis", "pytest", "pytest-xdist", "lowrank-claims")
+HISTORY = "history"
+NIGHTLY_COMMAND = "pytest -n auto --hypothesis-profile nightly --claims-compare --claims-autosave"
+"""The one nightly command (README.md, .github/workflows/nightly.yml): the deeper profile, compared with the
+last saved full run, saved as the next one."""
+VERSIONED = ("torch", "numpy", "scipy", "scikit-learn", "matplotlib", "sympy", "hypothesis", "pytest", "pytest-xdist", "lowrank-claims")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -61,6 +69,41 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "before plugin options are known, so a separate DIR would be taken for a test path",
     )
     group.addoption("--no-claims-report", action="store_true", help="do not write the claims report")
+    group.addoption(
+        "--claims",
+        default=None,
+        metavar="ID[,ID|GLOB]",
+        help="run only the tests (evidence and negative controls) of these claims, e.g. --claims 'BSJ25.*' or "
+        "--claims LJ22.L1,GP22.E8; the run is partial and its report goes to reports/partial/",
+    )
+    group.addoption(
+        "--claims-save",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="NAME",
+        help="save this run (if full and complete) to <report dir>/history/NNNN_<commit>_<profile>[_NAME].json.gz; "
+        "write it as --claims-save=NAME (a separate word would be taken for a test path)",
+    )
+    group.addoption("--claims-autosave", action="store_true", help="save every full, complete run to the history")
+    group.addoption(
+        "--claims-compare",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="NUM|PATH",
+        help="compare this run with a saved run (default: the latest history entry; NUM: that entry) or a report "
+        "file, and print what changed; write it as --claims-compare=NUM",
+    )
+    group.addoption(
+        "--claims-compare-fail",
+        action="append",
+        default=None,
+        metavar="EXPR",
+        help="a change that fails the session, repeatable: [CLAIM-GLOB:]RULE with RULE one of verdict, "
+        "verdict:any, margin:F, slack:F, cases[:F], p, counterexample, gone, all (default with --claims-compare: "
+        "verdict, counterexample, gone)",
+    )
 
 
 def _version(distribution: str) -> str | None:
@@ -142,6 +185,9 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     settings.load_profile(profile)
     _profiles.activate(profile)
+    selected = _claims_option(config)
+    if selected is not None:
+        config.pluginmanager.register(ClaimFilter(selected, config.getoption("claims")), "claims-filter")
     if worker:
         config.option.hypothesis_seed = config.workerinput[SEED]
         _limit_threads()
@@ -151,10 +197,110 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if getattr(config.option, "hypothesis_seed", None) is None and not settings.get_profile(profile).derandomize:
         config.option.hypothesis_seed = random.SystemRandom().getrandbits(32)
+    if config.pluginmanager.hasplugin("html"):
+        config.pluginmanager.register(HtmlRows(), "claims-html-rows")
     if report:
+        baseline, rules = _baseline(config), _fail_rules(config)
         tracker = SelectionTracker(config, None)
         config.pluginmanager.register(tracker, "claims-selection")
-        config.pluginmanager.register(ClaimsReporter(config, profile, tracker), "claims-reporter")
+        reporter = ClaimsReporter(config, profile, tracker, baseline, rules)
+        config.pluginmanager.register(reporter, "claims-reporter")
+        git = reporter.git
+        commit = f"commit {git['commit'][:12]}{' (dirty)' if git['dirty'] else ''}" if git["commit"] else "commit unknown"
+        # read by claims.record_figure in this process and in xdist workers (started later, they inherit it)
+        os.environ["CLAIMS_RUN_LABEL"] = f"{commit}, profile {profile}"
+    elif config.getoption("claims_compare") is not None or config.getoption("claims_compare_fail"):
+        raise pytest.UsageError("--claims-compare needs the claims report (not with --no-claims-report or --collect-only)")
+
+
+class HtmlRows:
+    """pytest-html, when installed and active (never required): a Claims column in its results table with
+    each claim test's IDs and a short evidence line."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_header(self, cells: list) -> None:
+        cells.insert(2, "<th>Claims</th>")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list) -> None:
+        cells.insert(2, f"<td>{html.escape(evidence_line(report))}</td>")
+
+
+def evidence_line(report: pytest.TestReport) -> str:
+    """"LJ22.L1 · control · 100 cases · worst 2.1e-16 vs 4.7e-15", or "" for a test of no claim."""
+    meta, evidence = _property(report, META), _property(report, EVIDENCE)
+    if meta is None:
+        return ""
+    parts = [", ".join(meta["ids"])] + (["control"] if meta["role"] == CONTROL else [])
+    if evidence:
+        parts.append(f"{evidence.get('cases', 0)} cases")
+        if evidence.get("max_error") is not None:
+            parts.append(f"worst {evidence['max_error']:.2g} vs {evidence['tolerance']:.2g}")
+        if evidence.get("verdict"):
+            parts.append(f"declared {evidence['verdict']}")
+    return " · ".join(parts)
+
+
+def _claims_option(config: pytest.Config) -> set[str] | None:
+    """The claim IDs --claims names (IDs and globs over the registry); an ID or glob matching none is a
+    usage error naming the nearest valid IDs, as for an unknown ID in a marker."""
+    option = config.getoption("claims", None)
+    if option is None:
+        return None
+    selected: set[str] = set()
+    for pattern in filter(None, (p.strip() for p in option.split(","))):
+        matched = {i for i in CLAIMS if fnmatch.fnmatchcase(i, pattern)}
+        if not matched:
+            raise pytest.UsageError(f"--claims {option}: {unknown_claim_message(pattern)}")
+        selected |= matched
+    if not selected:
+        raise pytest.UsageError(f"--claims {option!r}: names no claim")
+    return selected
+
+
+def _baseline(config: pytest.Config) -> dict | None:
+    """The report --claims-compare names, read and checked before any test runs: a bad baseline is a
+    one-line usage error naming the file, and nothing is written. On the first night (the latest entry
+    asked for, none saved yet) there is nothing to compare: a warning, not an error."""
+    spec = config.getoption("claims_compare")
+    if spec is None:
+        return None
+    history = _report_directory(config) / HISTORY
+    try:
+        return load_report(resolve_baseline(spec, history))
+    except BaselineError as error:
+        if not spec.strip() and not history_entries(history):
+            config.issue_config_time_warning(
+                pytest.PytestConfigWarning(f"--claims-compare: {error}; this run is compared with nothing"), 2
+            )
+            return None
+        raise pytest.UsageError(f"--claims-compare: {error}") from None
+
+
+def _fail_rules(config: pytest.Config) -> list:
+    expressions = config.getoption("claims_compare_fail")
+    try:
+        return parse_rules(expressions)  # None: the defaults
+    except ValueError as error:
+        raise pytest.UsageError(f"--claims-compare-fail: {error}") from None
+
+
+class ClaimFilter:
+    """--claims: deselects every test that evidences none of the selected claims (library unit tests
+    too), through pytest_deselected, so the run is partial and its report says why."""
+
+    def __init__(self, selected: set[str], option: str):
+        self.selected, self.option = selected, option
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        kept, dropped = [], []
+        for item in items:
+            meta = claim_meta(item)
+            (kept if meta and self.selected & set(meta["ids"]) else dropped).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -217,7 +363,7 @@ def _notes(exc: BaseException) -> list[str]:
 def pytest_runtest_call(item: pytest.Item):
     if claim_meta(item) is None:
         return (yield)
-    with collecting() as evidence:
+    with collecting(claim_ids=claim_meta(item)["ids"]) as evidence:
         try:
             return (yield)
         except BaseException as exc:
@@ -281,7 +427,14 @@ def _message(report: pytest.TestReport) -> str:
 class ClaimsReporter:
     """Controller only: aggregates test reports per claim and writes the report at the end."""
 
-    def __init__(self, config: pytest.Config, profile: str, tracker: SelectionTracker):
+    def __init__(
+        self, config: pytest.Config, profile: str, tracker: SelectionTracker, baseline: dict | None = None,
+        rules: list | None = None,
+    ):
+        self.baseline, self.rules = baseline, rules or []
+        self.comparison = None
+        self.regressions: list = []
+        self.saved: str | None = None
         self.config = config
         self.tracker = tracker
         self.tests: dict[str, TestRecord] = {}
@@ -327,7 +480,9 @@ class ClaimsReporter:
             reasons.append("collection did not finish")
         else:
             if manifest.deselected:
-                reasons.append(f"{manifest.deselected} tests deselected (-k, -m, --deselect, --lf, --sw ...)")
+                reasons.append(f"{manifest.deselected} tests deselected (--claims, -k, -m, --deselect, --lf, --sw ...)")
+        if config.getoption("claims", None):
+            reasons.append(f"--claims {config.getoption('claims')}")
         # under xdist the controller sees the failed collection reports that workers forward
         errors = max(self.tracker.manifest.collection_errors, manifest.collection_errors if manifest else 0)
         if errors:
@@ -397,6 +552,31 @@ class ClaimsReporter:
         full = not reasons and self.report["run"]["complete"]
         self.directory = _report_directory(self.config) / ("" if full else PARTIAL)
         write_report(self.report, self.directory)
+        if self.baseline is not None:
+            self._compare(session)
+        if self.config.getoption("claims_save") is not None or self.config.getoption("claims_autosave"):
+            self._save(full)
+
+    def _compare(self, session: pytest.Session) -> None:
+        """This run against the baseline; a partial run only for the claims it selected (the others
+        would read as gone). A regression fails the session."""
+        old, new = self.baseline, self.report
+        if new["run"]["selection"] == "partial":
+            chosen = set(new["run"]["selected_claims"])
+            old = {**old, "claims": [c for c in old["claims"] if c["id"] in chosen]}
+            new = {**new, "claims": [c for c in new["claims"] if c["id"] in chosen]}
+        self.comparison = compare(old, new, new_label="this run")
+        self.regressions = regressions(self.comparison, self.rules)
+        if self.regressions and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _save(self, full: bool) -> None:
+        if not full:
+            self.saved = "not saved to the history: a partial or incomplete run is never a baseline"
+            return
+        name = self.config.getoption("claims_save") or None
+        path = save_run(self.report, _report_directory(self.config) / HISTORY, name)
+        self.saved = f"saved to the history as {path}"
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.report is None:
@@ -405,6 +585,17 @@ class ClaimsReporter:
         if self.directory.name == PARTIAL:
             where += f" (not a full, complete run: the full report in {self.directory.parent} is unchanged)"
         terminalreporter.write_line(f"{summary_line(self.report)}; {where}")
+        if self.comparison is not None:
+            terminalreporter.write_sep("-", "claims compare")
+            terminalreporter.write_line(render_header(self.comparison))
+            terminalreporter.write_line(render_table(self.comparison, rules=self.rules))
+            if self.regressions:
+                terminalreporter.write_line(
+                    f"claims compare: {len(self.regressions)} regression(s) against {self.comparison.old_label}",
+                    red=True,
+                )
+        if self.saved:
+            terminalreporter.write_line(f"claims: {self.saved}")
 
 
 def _replay_command(args: list[str], profile: str, seed) -> str:

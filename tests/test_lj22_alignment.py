@@ -23,6 +23,7 @@ from claims import (
     record_series,
 )
 from claims._alignment import alignment as layer_alignment
+from claims._figures import plot_panels_over_time, record_figure
 from claims._alignment import (
     block_matrices,
     corollary1_network,
@@ -301,6 +302,26 @@ def co1_runs():
     return rows
 
 
+def record_levels_figure(rows: list[dict], panels: dict[str, str], name: str, caption: str, scale: str) -> None:
+    """One panel per quantity (key -> label): min, median and max over the runs at each arc length s,
+    against s, with the limit 1 the theorem predicts."""
+    levels = sorted({r["s"] for r in rows})
+    spread = {}
+    for key in panels:
+        values = [sorted(r[key] for r in rows if r["s"] == s) for s in levels]
+        spread[key] = {
+            "min": [v[0] for v in values],
+            "median": [v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2 for v in values],
+            "max": [v[-1] for v in values],
+        }
+    figure = plot_panels_over_time(
+        [dict(x=levels, ys=spread[key], xlabel="arc length s of the gradient-flow path", ylabel=label, logx=True,
+              reference=("limit 1", 1.0)) for key, label in panels.items()],
+        title=caption,
+    )
+    record_figure(figure, name, caption=caption, scale=scale)
+
+
 def time_to_alignment(rows: list[dict], keys: list[str], level: float = 0.99) -> str:
     """The first arc length at which every run's alignments (``keys``) exceed ``level``, with its flow times."""
     for s in sorted({r["s"] for r in rows}):
@@ -336,6 +357,11 @@ def test_corollary1_tail_alignment_trend(co1_data):
         "alignment of the linear tail (min over W2-W3, W3-W4) increases along the path",
     )
     record_note(time_to_alignment(co1_data, ["align_23", "align_34"]))
+    record_levels_figure(
+        co1_data, {"align_23": "|<v_3, u_2>| (W2-W3)", "align_34": "|<v_4, u_3>| (W3-W4)"}, "tail-alignment",
+        "alignment of the linear tail along the path",
+        f"{len(co1_data)} runs, widths {CO1_WIDTHS}, s = {CO1_LEVELS}, RK4 10 steps per unit of s",
+    )
     best = max(co1_data, key=lambda r: r["s"])
     record_note(
         f"At s = {best['s']}: flow time t = 10^{best['log10_t']:.2f}, alignments W2-W3 {best['align_23']:.4f}, W3-W4 {best['align_34']:.4f}."
@@ -590,6 +616,11 @@ def test_theorem2_eq14_eq15_trends(t2_data):
             f"||A||_F^2 {[round(r['A_frobenius_sq'], 1) for r in at]}."
         )
     record_note(time_to_alignment(t2_data, ["align"]))
+    record_levels_figure(
+        t2_data, {"ratio": "||A||_2^2 / ||A||_F^2 (Eq. (14))", "align": "|<v_Fin, u_A>| (Eq. (15))"}, "ratio-alignment",
+        "norm ratio and alignment of the ResNetFree block along the path",
+        f"{len(t2_data)} runs, shape {T2_SHAPE}, s = {T2_LEVELS}, RK4 h = 1/{T2_STEPS_PER_UNIT}",
+    )
     with finding("the values at the longest arc length do not hinge on the step"):
         # Far along the path the per-example weights e^{-z_i} differ by many orders, so the direction turns
         # sharply where the smallest margin changes hands: the follower resolves that only to its step. The
