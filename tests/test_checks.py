@@ -1493,3 +1493,11 @@ def test_trend_test_with_a_minimum_slope_needs_the_effect_in_the_response_units(
     assert trend_test(levels, responses, TrendRule("increasing", min_slope=1.0)).verdict == "verified"
     with pytest.raises(ValueError, match="min_slope"):
         TrendRule("none", min_slope=1.0)
+
+
+def test_permuted_levels_are_the_least_correlated_permutation_drawn():
+    levels = [float(v) for v in (32, 64, 128, 256) for _ in range(9)]
+    shuffled = permuted_levels(levels, seed=0)
+    assert sorted(shuffled) == sorted(levels)
+    assert abs(trend_test(levels, shuffled, TrendRule("increasing")).correlation) < 0.02
+    assert permuted_levels(levels, seed=0) == shuffled  # fixed: ci reruns the same control
