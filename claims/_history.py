@@ -175,6 +175,7 @@ def save_run(report: dict[str, Any], history_dir: Path, name: str | None = None)
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; an entry is a report like claims.json
         entries = history_entries(history_dir)
         number = (entries[-1][0] if entries else 0) + 1
         while True:  # another process may save at the same moment: then take the next number
