@@ -34,7 +34,7 @@ from claims import _profiles
 from claims._evidence import ClaimViolation, collecting
 from claims._registry import CLAIMS, unknown_claim_message
 from claims._compare import compare, parse_rules, regressions, render_header, render_table
-from claims._history import BaselineError, history_entries, load_report, resolve_baseline, save_run
+from claims._history import BaselineError, entry_name, history_entries, load_report, resolve_baseline, save_run
 from claims._report import TestRecord, build_report, dumps, loads, summary_line, write_report
 from claims._selection import (
     CONTROL,
@@ -56,7 +56,7 @@ HISTORY = "history"
 NIGHTLY_COMMAND = "pytest -n auto --hypothesis-profile nightly --claims-compare --claims-autosave"
 """The one nightly command (README.md, .github/workflows/nightly.yml): the deeper profile, compared with the
 last saved full run, saved as the next one."""
-VERSIONED = ("torch", "numpy", "scipy", "scikit-learn", "matplotlib", "sympy", "hypothesis", "pytest", "pytest-xdist", "lowrank-claims")
+VERSIONED = ("torch", "numpy", "scipy", "scikit-learn", "matplotlib", "sympy", "hypothesis", "pytest", "pytest-xdist", "lowrank-claims", "cffconvert")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -85,7 +85,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="save this run (if full and complete) to <report dir>/history/NNNN_<commit>_<profile>[_NAME].json.gz; "
         "write it as --claims-save=NAME (a separate word would be taken for a test path)",
     )
-    group.addoption("--claims-autosave", action="store_true", help="save every full, complete run to the history")
+    group.addoption("--claims-autosave", action="store_true", help="save every full, complete run to the history (other runs are not saved, and the summary says why)")
     group.addoption(
         "--claims-compare",
         nargs="?",
@@ -93,7 +93,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="NUM|PATH",
         help="compare this run with a saved run (default: the latest history entry; NUM: that entry) or a report "
-        "file, and print what changed; write it as --claims-compare=NUM",
+        "file, print what changed, and fail the session on a regression (--claims-compare-fail); write it as "
+        "--claims-compare=NUM",
     )
     group.addoption(
         "--claims-compare-fail",
@@ -176,16 +177,29 @@ def pytest_configure(config: pytest.Config) -> None:
     runs_nothing = any(getattr(config.option, mode, False) for mode in ("collectonly", "setuponly", "setupplan", "showfixtures"))
     report = not config.getoption("no_claims_report") and not runs_nothing
     worker = hasattr(config, "workerinput")
-    if report and not worker:
-        _check_directory(_report_directory(config), "--claims-report-dir")
+    # every option is checked before anything changes (a directory, Hypothesis's profile, a test run)
     profile = config.getoption("hypothesis_profile", None) or _profiles.default_profile()
     if profile not in _profiles.PROFILES:
         raise pytest.UsageError(
             f"--hypothesis-profile={profile}: not a profile of this suite; one of {', '.join(_profiles.PROFILES)}"
         )
+    selected = _claims_option(config)
+    baseline, rules = None, []
+    if not worker:
+        if report:
+            _check_save_name(config)
+            baseline, rules = _baseline(config), _fail_rules(config)
+            _check_directory(_report_directory(config), "--claims-report-dir")
+        elif config.getoption("claims_compare") is not None or config.getoption("claims_compare_fail"):
+            raise pytest.UsageError(
+                "--claims-compare needs the claims report (not with --no-claims-report or --collect-only)"
+            )
+        elif config.getoption("no_claims_report") and (
+            config.getoption("claims_save") is not None or config.getoption("claims_autosave")
+        ):
+            raise pytest.UsageError("--claims-save/--claims-autosave: nothing to save with --no-claims-report")
     settings.load_profile(profile)
     _profiles.activate(profile)
-    selected = _claims_option(config)
     if selected is not None:
         config.pluginmanager.register(ClaimFilter(selected, config.getoption("claims")), "claims-filter")
     if worker:
@@ -200,7 +214,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("html"):
         config.pluginmanager.register(HtmlRows(), "claims-html-rows")
     if report:
-        baseline, rules = _baseline(config), _fail_rules(config)
         tracker = SelectionTracker(config, None)
         config.pluginmanager.register(tracker, "claims-selection")
         reporter = ClaimsReporter(config, profile, tracker, baseline, rules)
@@ -209,8 +222,6 @@ def pytest_configure(config: pytest.Config) -> None:
         commit = f"commit {git['commit'][:12]}{' (dirty)' if git['dirty'] else ''}" if git["commit"] else "commit unknown"
         # read by claims.record_figure in this process and in xdist workers (started later, they inherit it)
         os.environ["CLAIMS_RUN_LABEL"] = f"{commit}, profile {profile}"
-    elif config.getoption("claims_compare") is not None or config.getoption("claims_compare_fail"):
-        raise pytest.UsageError("--claims-compare needs the claims report (not with --no-claims-report or --collect-only)")
 
 
 class HtmlRows:
@@ -227,11 +238,15 @@ class HtmlRows:
 
 
 def evidence_line(report: pytest.TestReport) -> str:
-    """"LJ22.L1 · control · 100 cases · worst 2.1e-16 vs 4.7e-15", or "" for a test of no claim."""
+    """"LJ22.L1 · 100 cases · worst 2.1e-16 vs 4.7e-15", "LJ22.L1 · control: rejected · 100 cases · worst
+    0.5 vs 1e-15" (its cases violate a hypothesis, and the check rejected them), or "" for a test of no claim."""
     meta, evidence = _property(report, META), _property(report, EVIDENCE)
     if meta is None:
         return ""
-    parts = [", ".join(meta["ids"])] + (["control"] if meta["role"] == CONTROL else [])
+    parts = [", ".join(meta["ids"])]
+    if meta["role"] == CONTROL:
+        rejected = report.passed and evidence and evidence.get("cases")
+        parts.append("control: rejected" if rejected else f"control: {report.outcome}")
     if evidence:
         parts.append(f"{evidence.get('cases', 0)} cases")
         if evidence.get("max_error") is not None:
@@ -258,7 +273,7 @@ def _claims_option(config: pytest.Config) -> set[str] | None:
     return selected
 
 
-def _baseline(config: pytest.Config) -> dict | None:
+def _baseline(config: pytest.Config) -> tuple[Path, dict] | None:
     """The report --claims-compare names, read and checked before any test runs: a bad baseline is a
     one-line usage error naming the file, and nothing is written. On the first night (the latest entry
     asked for, none saved yet) there is nothing to compare: a warning, not an error."""
@@ -267,7 +282,8 @@ def _baseline(config: pytest.Config) -> dict | None:
         return None
     history = _report_directory(config) / HISTORY
     try:
-        return load_report(resolve_baseline(spec, history))
+        path = resolve_baseline(spec, history)
+        return path, load_report(path)
     except BaselineError as error:
         if not spec.strip() and not history_entries(history):
             config.issue_config_time_warning(
@@ -275,6 +291,16 @@ def _baseline(config: pytest.Config) -> dict | None:
             )
             return None
         raise pytest.UsageError(f"--claims-compare: {error}") from None
+
+
+def _check_save_name(config: pytest.Config) -> None:
+    """--claims-save=NAME: a name that cannot be part of a file name is a usage error now, not after the run."""
+    name = config.getoption("claims_save")
+    if name:
+        try:
+            entry_name({"run": {}}, 1, name)
+        except ValueError as error:
+            raise pytest.UsageError(f"--claims-save={name}: {error}") from None
 
 
 def _fail_rules(config: pytest.Config) -> list:
@@ -428,10 +454,10 @@ class ClaimsReporter:
     """Controller only: aggregates test reports per claim and writes the report at the end."""
 
     def __init__(
-        self, config: pytest.Config, profile: str, tracker: SelectionTracker, baseline: dict | None = None,
-        rules: list | None = None,
+        self, config: pytest.Config, profile: str, tracker: SelectionTracker,
+        baseline: tuple[Path, dict] | None = None, rules: list | None = None,
     ):
-        self.baseline, self.rules = baseline, rules or []
+        self.baseline, self.rules = baseline, rules or []  # baseline: (its file, the report read at configure)
         self.comparison = None
         self.regressions: list = []
         self.saved: str | None = None
@@ -560,22 +586,39 @@ class ClaimsReporter:
     def _compare(self, session: pytest.Session) -> None:
         """This run against the baseline; a partial run only for the claims it selected (the others
         would read as gone). A regression fails the session."""
-        old, new = self.baseline, self.report
+        path, old = self.baseline
+        new = self.report
         if new["run"]["selection"] == "partial":
             chosen = set(new["run"]["selected_claims"])
             old = {**old, "claims": [c for c in old["claims"] if c["id"] in chosen]}
             new = {**new, "claims": [c for c in new["claims"] if c["id"] in chosen]}
-        self.comparison = compare(old, new, new_label="this run")
+        self.comparison = compare(old, new, old_label=_shown_path(path, self.config), new_label="this run")
         self.regressions = regressions(self.comparison, self.rules)
         if self.regressions and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _save(self, full: bool) -> None:
+        """A full, complete run becomes the next history entry; any other run is not saved, and the
+        summary says why (not an error: --claims-autosave may be in everyone's addopts)."""
+        run = self.report["run"]
         if not full:
-            self.saved = "not saved to the history: a partial or incomplete run is never a baseline"
+            if run["selection"] == "partial":  # one reason, --claims's when given; all of them are in the report
+                reasons = run["selection_reasons"]
+                why = next((r for r in reasons if r.startswith("--claims ")), reasons[0])
+                why = why if len(why) <= 100 else why[:97] + "..."
+                if len(reasons) > 1:
+                    why += f"; {len(reasons) - 1} more reason(s) in the report"
+            else:
+                why = f"{run['finished_tests']} of {run['selected_tests']} selected tests finished"
+            kind = "partial" if run["selection"] == "partial" else "incomplete"
+            self.saved = f"not saved to the history: a {kind} run is never a baseline ({why})"
             return
         name = self.config.getoption("claims_save") or None
-        path = save_run(self.report, _report_directory(self.config) / HISTORY, name)
+        try:
+            path = save_run(self.report, _report_directory(self.config) / HISTORY, name)
+        except ValueError as error:
+            self.saved = str(error)
+            return
         self.saved = f"saved to the history as {path}"
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
@@ -588,6 +631,11 @@ class ClaimsReporter:
         if self.comparison is not None:
             terminalreporter.write_sep("-", "claims compare")
             terminalreporter.write_line(render_header(self.comparison))
+            if self.report["run"]["selection"] == "partial":
+                chosen = self.report["run"]["selected_claims"]
+                terminalreporter.write_line(
+                    f"  partial run: only the claims it selected are compared ({', '.join(chosen) or 'none'})"
+                )
             terminalreporter.write_line(render_table(self.comparison, rules=self.rules))
             if self.regressions:
                 terminalreporter.write_line(
@@ -596,6 +644,12 @@ class ClaimsReporter:
                 )
         if self.saved:
             terminalreporter.write_line(f"claims: {self.saved}")
+
+
+def _shown_path(path: Path, config: pytest.Config) -> str:
+    """``path`` relative to the rootdir when it is under it (reports/history/0003_...json.gz)."""
+    path = Path(path).resolve()
+    return str(path.relative_to(config.rootpath)) if path.is_relative_to(config.rootpath) else str(path)
 
 
 def _replay_command(args: list[str], profile: str, seed) -> str:
