@@ -67,16 +67,11 @@ def block_risk(a: int, b: int, c: int, seed: int) -> Risk:
     return Risk(builder.build(), x, y)
 
 
-def trajectory(risk: Risk, theta0: torch.Tensor, length: float, steps: int):
-    """(s, log t, {U, Y, Z}) at every step of the normalized flow from theta0."""
-    _, _, snaps = normalized_flow(
-        risk, theta0[None].clone(), torch.tensor([length], dtype=torch.float64), steps, 1
-    )
-    start = block_matrices(risk.network, theta0, "B1.")
-    out = [(0.0, -float("inf"), start)]
-    for s, log_t, th in snaps:
-        out.append((float(s[0]), float(log_t[0]), block_matrices(risk.network, th[0], "B1.")))
-    return out
+def path_points(risk: Risk, theta0: torch.Tensor, length: float, steps: int) -> list[tuple[float, float, torch.Tensor]]:
+    """(s, log10 t, theta) at the start and after every step of the normalized flow from theta0 to arc
+    length ``length``."""
+    _, _, snaps = normalized_flow(risk, theta0[None].clone(), torch.tensor([length], dtype=torch.float64), steps, 1)
+    return [(0.0, -math.inf, theta0)] + [(float(s[0]), float(log_t[0]) / LN10, th[0]) for s, log_t, th in snaps]
 
 
 def lemma11_tolerance(m, m0, lhs, rhs) -> float:
@@ -117,21 +112,22 @@ def lemma11_path(shape, scale, risk, theta0, length, steps, **labels):
     """Lemma 11 at every step of one path (and the pdf's squared D' as a finding); records the path's
     series and returns (smallest relative slack, smallest slack, tightest constant
     min (||B||^2 + D')/||A||^2 on the path)."""
-    path = trajectory(risk, theta0, length=length, steps=steps)
+    path = [(s, log10_t, block_matrices(risk.network, th, "B1.")) for s, log10_t, th in
+            path_points(risk, theta0, length, steps)]
     m0 = path[0][2]
     offset = lemma11_offset(m0["U"], m0["Y"])
     rows = []
-    for s, log_t, m in path:
+    for s, log10_t, m in path:
         a_sq, b_sq = lemma11_sides(m["U"], m["Y"], m["Z"])
         lhs, rhs = PRINTED_CONSTANT * a_sq - offset, b_sq
         slack = check_inequality(
-            lhs, rhs, lemma11_tolerance(m, m0, lhs, rhs), shape=shape, scale=scale, s=s, log10_t=log_t / LN10,
+            lhs, rhs, lemma11_tolerance(m, m0, lhs, rhs), shape=shape, scale=scale, s=s, log10_t=log10_t,
             offset=offset, **labels,
         )
         with finding("the pdf's printed form, D' squared"):
             squared = PRINTED_CONSTANT * a_sq - offset**2
             check_inequality(squared, rhs, lemma11_tolerance(m, m0, squared, rhs), shape=shape, scale=scale, s=s)
-        rows.append((s, log_t / LN10, a_sq, b_sq, slack, slack / (abs(lhs) + abs(rhs)), (b_sq + offset) / a_sq))
+        rows.append((s, log10_t, a_sq, b_sq, slack, slack / (abs(lhs) + abs(rhs)), (b_sq + offset) / a_sq))
     record_series(
         "LJ22.L11 trajectory",
         shape=list(shape),
@@ -425,21 +421,18 @@ def test_theorem2_eq13_along_trajectories():
         theta0 = torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64)
         A0, F0 = t2_matrices(risk.network, theta0)
         D = eq13_offset(A0, F0)
-        _, _, snaps = normalized_flow(
-            risk, theta0[None].clone(), torch.tensor([6.0], dtype=torch.float64), 60, 1
-        )
         rows = []
-        for s, log_t, th in [(torch.zeros(1), torch.full((1,), -math.inf), theta0[None])] + snaps:
-            A, F = t2_matrices(risk.network, th[0])
+        for s, log10_t, th in path_points(risk, theta0, 6.0, 60):
+            A, F = t2_matrices(risk.network, th)
             for form, vc in (("printed", c), ("proof", 1)):
                 lhs = frobenius_sq(A) / vc - spectral_sq(A)
                 slack = check_inequality(
-                    lhs, D, t2_tolerance(A, F, A0, F0, lhs, D), form=form, seed=seed, s=float(s[0])
+                    lhs, D, t2_tolerance(A, F, A0, F0, lhs, D), form=form, seed=seed, s=s
                 )
                 smallest[form] = min(smallest[form], slack)
-                if float(s[0]) == 0 and form == "proof":
+                if s == 0 and form == "proof":
                     at_zero.append(slack)
-            rows.append((float(s[0]), float(log_t[0]) / LN10, frobenius_sq(A), spectral_sq(A), norm_ratio(A)))
+            rows.append((s, log10_t, frobenius_sq(A), spectral_sq(A), norm_ratio(A)))
         record_series(
             "LJ22.T2 Eq. (13) trajectory",
             seed=seed,
@@ -508,17 +501,16 @@ def test_theorem2_eq13_through_a_block():
         risk, theta0 = t2_block_start(seed)
         m0 = t2_block_matrices(risk.network, theta0)
         D = eq13_offset_through_block(m0["W2"], m0["B3.Y"], m0["B3.U"], m0["B3.Z"], m0["Fin"])
-        _, _, snaps = normalized_flow(risk, theta0[None].clone(), torch.tensor([6.0], dtype=torch.float64), 40, 1)
         rows = []
-        for s, log_t, th in [(torch.zeros(1), torch.full((1,), -math.inf), theta0[None])] + snaps:
-            m = t2_block_matrices(risk.network, th[0])
+        for s, log10_t, th in path_points(risk, theta0, 6.0, 40):
+            m = t2_block_matrices(risk.network, th)
             lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
-            slack = check_inequality(lhs, D, t2_block_tolerance(m, m0, lhs, D), seed=seed, s=float(s[0]), layer="W2")
+            slack = check_inequality(lhs, D, t2_block_tolerance(m, m0, lhs, D), seed=seed, s=s, layer="W2")
             informative += lhs > 0
             smallest = min(smallest, slack)
-            if float(s[0]) == 0:
+            if s == 0:
                 at_zero.append(slack)
-            rows.append((float(s[0]), float(log_t[0]) / LN10, frobenius_sq(m["W2"]), spectral_sq(m["W2"]), lhs))
+            rows.append((s, log10_t, frobenius_sq(m["W2"]), spectral_sq(m["W2"]), lhs))
         record_series(
             "LJ22.T2 Eq. (13) through a block",
             seed=seed,
