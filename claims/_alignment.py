@@ -6,6 +6,10 @@ Theorem 2, Corollary 1).
 - ``eq13_offset``: D of Eq. (13) for a block followed by Fin, assembled from the proof's pieces
   (Eq. (83)'s D0 and Eq. (84)'s D_l); ``eq13_offset_through_block`` the same for a fully-connected
   layer before a block (one ResNetFree block between it and Fin: Lemma 11's factor 8 enters).
+- ``theorem2_network_with_convolutions``: K >= 1 linear convolutions before Fin; ``convolution_chain``,
+  ``eq13_vc_convolutions`` (V_c of Eq. (13) read with the convolutions as layers 1..K) and
+  ``eq13_offset_through_convolutions`` (D telescoped through Lemma 10's factors), with
+  ``definition8_matrix`` (Definition 8's flattening R^{a x (b c)}) beside the proof's (Lemma 10's T1).
 - ``norm_ratio`` ||W||_2^2/||W||_F^2 and ``alignment`` |<v_{j+1}, u_j>|.
 - ``normalized_flow``: the gradient-flow path followed at unit speed in arc length s
   (d theta/ds = -g/|g|, with dt/ds = 1/|g| carried along so that the flow time is known), both in
@@ -16,12 +20,15 @@ Theorem 2, Corollary 1).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import torch
 from scipy.integrate import solve_ivp
 
 from claims._builders import NetworkBuilder, resnet_block, with_bias_column
 from claims._networks import LINEAR, RELU, DagNetwork
+from claims._representations import dense_after_conv, kernel_columns, kernel_rows
 from claims._risk import Risk
 
 
@@ -132,6 +139,87 @@ def theorem2_network_through_block(d: int, front: int, width: int, hidden: int, 
     o = b.layer(1, LINEAR)
     b.dense(r, o, "Fin")
     return b.build()
+
+
+def theorem2_network_with_convolutions(
+    d: int, channels: int, length: int, convolutions: Sequence[tuple[int, int]]
+) -> DagNetwork:
+    """eta = one ReLU layer with biases (W1, W1.b) of ``channels`` x ``length`` neurons, read as a 1-D
+    grid (channel-major); then K = len(convolutions) linear 1-D convolutions C2, C3, ... given as
+    (output channels, kernel size), stride 1, no padding, no bias; M = 0; Fin (1 x c_K n_K) on the last
+    grid flattened channel-major, no bias."""
+    b = NetworkBuilder(d, bias=True)
+    h = b.layer(channels * length, RELU)
+    b.dense(b.inputs, h, "W1")
+    b.bias(h, "W1.b")
+    grid = torch.tensor(h).reshape(channels, length)
+    for k, (out_channels, kernel) in enumerate(convolutions, start=2):
+        grid = b.conv(grid, out_channels, kernel, name=f"C{k}")
+    o = b.layer(1, LINEAR)
+    b.dense(grid.flatten().tolist(), o, "Fin")
+    return b.build()
+
+
+def convolution_chain(network: DagNetwork, theta: torch.Tensor) -> tuple[list[torch.Tensor], torch.Tensor]:
+    """The kernels T_k in R^{a x b x c} of C2, C3, ... (in order) and Fin of
+    ``theorem2_network_with_convolutions``."""
+    w = network.edge_weights(theta)
+    names = sorted((n for n in network.tensors if n.startswith("C")), key=lambda n: int(n[1:]))
+    return [network.weight_tensor(n, w) for n in names], network.weight_matrix("Fin", w)
+
+
+def definition8_matrix(T: torch.Tensor) -> torch.Tensor:
+    """Definition 8 as printed: T in R^{a x b x c} flattened to R^{a x (b c)} (rows = the a input
+    kernels; the transpose of Lemma 10's T2, same singular values)."""
+    a, b, c = T.shape
+    return T.reshape(a, b * c)
+
+
+def convolution_chain_invariants(kernels: Sequence[torch.Tensor], F: torch.Tensor) -> list[torch.Tensor]:
+    """Q_l = W2^T W2 - W1 W1^T of Theorem 1 between convolution l and the next layer: case 2
+    (W1 = T1 of kernel l, W2 = T2 of kernel l + 1) and, for the last, case 5 (W2 = Fin rearranged to
+    R^{n_K x c_K}). Constant along the flow: all these layers are linear."""
+    out = []
+    for k, T in enumerate(kernels):
+        W1 = kernel_rows(T)
+        W2 = kernel_columns(kernels[k + 1]) if k + 1 < len(kernels) else dense_after_conv(F, T.shape[2])
+        out.append(W2.T @ W2 - W1 @ W1.T)
+    return out
+
+
+def eq13_vc_convolutions(kernels: Sequence[torch.Tensor], F: torch.Tensor, j: int) -> float:
+    """V_c(j) of Eq. (13) for the convolution j (0-based among the K): max dim W[K+1] times
+    prod_{j < k <= K} min(a_k, b_k). The pdf prints "max dim W[M+1] prod_{j<k<=M} min(a_k, b_k) if
+    j <= M", with M where the convolutions' count K belongs (the proof's "C = max dim W[M+1] if
+    k = M" is the step from the last convolution to the layer after it); here W[K+1] = Fin."""
+    value = float(max(F.shape))
+    for T in kernels[j + 1:]:
+        value *= min(T.shape[0], T.shape[1])
+    return value
+
+
+def eq13_offset_through_convolutions(kernels0: Sequence[torch.Tensor], F0: torch.Tensor, j: int) -> float:
+    """D of Eq. (13) for the convolution j (0-based) of K convolutions followed by Fin, with W[j] =
+    Lemma 10's T1 in R^{c x (a b)} (the flattening the proof's chain pairs with the next layer),
+    telescoped as the proof's Eq. (84) with every piece at t = 0:
+
+    - ||T1_l||_2^2 >= ||W2_l||_2^2 - D_l, W2_l the next layer's side of Q_l
+      (``convolution_chain_invariants``), D_l = ||Q_l(0)||_2 (Weyl);
+    - ||T2_{l+1}||_2^2 >= ||T1_{l+1}||_2^2 / min(a_{l+1}, b_{l+1}) (Lemma 10);
+    - ||Fin rearranged||_2^2 >= ||Fin||_F^2 / max dim Fin (a rearrangement of Fin's one row has rank
+      <= min(n_K, c_K) <= max dim Fin);
+    - ||Fin||_F^2 = ||T_j||_F^2 - D0, D0 = ||T_j(0)||_F^2 - ||Fin(0)||_F^2 (Eq. (83)).
+
+    Together (1/V_c)||T_j||_F^2 - ||T1_j||_2^2 <= D0 / V_c + sum_l (prod_{j < m <= l} 1/min(a_m, b_m))
+    D_l, clipped at 0."""
+    invariants = convolution_chain_invariants(kernels0, F0)
+    total, weight = 0.0, 1.0
+    for l in range(j, len(kernels0)):
+        if l > j:
+            weight /= min(kernels0[l].shape[0], kernels0[l].shape[1])
+        total += weight * float(torch.linalg.matrix_norm(invariants[l], ord=2))
+    d0 = frobenius_sq(kernels0[j]) - frobenius_sq(F0)
+    return max(0.0, d0 / eq13_vc_convolutions(kernels0, F0, j) + total)
 
 
 def corollary1_network(widths: list[int], relu_layers: int) -> DagNetwork:

@@ -4,8 +4,13 @@ import torch
 
 from claims._alignment import (
     alignment,
+    convolution_chain,
+    convolution_chain_invariants,
+    definition8_matrix,
     descent_direction,
     eq13_offset,
+    eq13_offset_through_convolutions,
+    eq13_vc_convolutions,
     lemma11_offset,
     lemma11_sides,
     norm_ratio,
@@ -13,9 +18,11 @@ from claims._alignment import (
     plain_gradient,
     same_path_error,
     separable_data,
+    theorem2_network_with_convolutions,
 )
-from claims._builders import NetworkBuilder, resnet_block
+from claims._builders import NetworkBuilder, resnet_block, with_bias_column
 from claims._networks import LINEAR
+from claims._representations import kernel_columns, kernel_rows
 from claims._risk import Risk
 
 
@@ -112,3 +119,63 @@ def test_normalized_flow_follows_the_exponential_loss_too():
     theta0 = 0.5 * torch.randn(1, exp_risk.network.n_parameters, dtype=torch.float64)
     theta, log_t, _ = normalized_flow(exp_risk, theta0.clone(), torch.tensor([2.0], dtype=torch.float64), 20)
     assert float(exp_risk(theta[0])) < float(exp_risk(theta0[0])) and bool(torch.isfinite(log_t).all())
+
+
+def convolution_risk(seed=0):
+    network = theorem2_network_with_convolutions(3, 3, 5, [(8, 3), (1, 2)])
+    x, y = separable_data(12, 3, 0.3, seed)
+    return Risk(network, with_bias_column(x), y)
+
+
+def test_network_with_convolutions_has_the_kernels_and_fin_of_its_shape():
+    risk = convolution_risk()
+    theta = torch.randn(risk.network.n_parameters, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    kernels, F = convolution_chain(risk.network, theta)
+    assert [tuple(T.shape) for T in kernels] == [(3, 3, 8), (8, 2, 1)]
+    assert tuple(F.shape) == (1, 2)  # c_2 = 1 channel, n_2 = 5 - 3 + 1 - 2 + 1 = 2 positions
+    assert eq13_vc_convolutions(kernels, F, 0) == 2 * min(8, 2)
+    assert eq13_vc_convolutions(kernels, F, 1) == 2
+
+
+def test_definition8_matrix_is_lemma10_T2_transposed():
+    T = torch.randn(3, 4, 5, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    assert torch.equal(definition8_matrix(T), kernel_columns(T).T)
+    assert torch.equal(definition8_matrix(T)[1, 2 * 5 + 3], T[1, 2, 3])
+
+
+def test_chain_invariants_have_zero_rate_along_the_flow():
+    """dQ_l/dt = 0 along -grad R (Theorem 1 cases 2 and 5, all layers after eta linear): the derivative of each
+    Q_l in the direction of the gradient is rounding, against O(1) entries."""
+    risk = convolution_risk()
+    theta = torch.randn(risk.network.n_parameters, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    g = plain_gradient(risk, theta)
+
+    def invariants(th):
+        return tuple(convolution_chain_invariants(*convolution_chain(risk.network, th)))
+
+    _, rates = torch.autograd.functional.jvp(invariants, theta, -g)
+    scale = float(g.norm()) * max(float(q.abs().max()) for q in invariants(theta))
+    assert all(float(r.abs().max()) < 1e-12 * max(scale, 1.0) for r in rates)
+
+    def first_gram(th):  # one side alone moves: the zero rate is a cancellation
+        T1 = kernel_rows(convolution_chain(risk.network, th)[0][0])
+        return T1 @ T1.T
+
+    _, rate = torch.autograd.functional.jvp(first_gram, theta, -g)
+    assert float(rate.abs().max()) > 1e-3 * scale
+
+
+def test_offset_through_convolutions_is_the_telescoped_sum_and_bounds_eq13_at_zero():
+    risk = convolution_risk()
+    for seed in range(5):
+        theta = torch.randn(risk.network.n_parameters, generator=torch.Generator().manual_seed(10 + seed), dtype=torch.float64)
+        kernels, F = convolution_chain(risk.network, theta)
+        q0, q1 = convolution_chain_invariants(kernels, F)
+        spectral = lambda q: float(torch.linalg.matrix_norm(q, ord=2))  # noqa: E731
+        d0 = float((kernels[0] ** 2).sum() - (F**2).sum())
+        manual = d0 / 4 + spectral(q0) + spectral(q1) / min(8, 2)
+        D = eq13_offset_through_convolutions(kernels, F, 0)
+        assert abs(D - max(0.0, manual)) <= 1e-12 * abs(manual)
+        T1 = kernel_rows(kernels[0])
+        lhs = float((T1**2).sum()) / 4 - float(torch.linalg.matrix_norm(T1, ord=2)) ** 2
+        assert lhs <= D  # the chain holds at t = 0 too

@@ -18,6 +18,7 @@ from claims import (
     check_inequality_rejected,
     check_trend,
     check_trend_rejected,
+    declare_verdict,
     finding,
     record_note,
     record_series,
@@ -26,9 +27,14 @@ from claims._alignment import alignment as layer_alignment
 from claims._figures import plot_panels_over_time, record_figure
 from claims._alignment import (
     block_matrices,
+    convolution_chain,
+    convolution_chain_invariants,
     corollary1_network,
+    definition8_matrix,
     eq13_offset,
     eq13_offset_through_block,
+    eq13_offset_through_convolutions,
+    eq13_vc_convolutions,
     frobenius_sq,
     lemma11_offset,
     lemma11_sides,
@@ -38,7 +44,9 @@ from claims._alignment import (
     spectral_sq,
     theorem2_network,
     theorem2_network_through_block,
+    theorem2_network_with_convolutions,
 )
+from claims._representations import kernel_rows
 from claims._builders import NetworkBuilder, resnet_block, with_bias_column
 from claims._networks import LINEAR
 from claims._profiles import active_profile, training_length_factor, trajectory_factor
@@ -407,13 +415,16 @@ def t2_tolerance(A, F, A0, F0, lhs, rhs):
 def test_theorem2_eq13_along_trajectories():
     c = T2_SHAPE[3]
     record_note(
-        "Eq. (13) for j = the ResNetFree block (M = 1, K = 0): N_r = 0 and, as printed, V_c = max dim W[M+1] = max "
-        f"dim Fin = c = {c}, so (1/V_c)||A||_F^2 <= ||A||_2^2 (rank A <= c) and Eq. (13) holds with any D >= 0: "
-        "as printed it is vacuous here. The proof's chain (Eq. (83) and Eq. (84) with C = 1 since Fin has rank one) "
-        "gives the stronger ||A||_F^2 - ||A||_2^2 <= D with D = ||A(0)||_F^2 - ||Fin(0)||_F^2 + "
-        "||Fin(0)^T Fin(0) - A(0) A(0)^T||_2; both forms are checked on every step, with that D."
+        "Eq. (13) for j = the ResNetFree block (M = 1, K = 0): N_r = 0. The pdf prints V_c(j) = max dim W[M+1] "
+        "prod_{j<k<=M} min(a_k, b_k) if j <= M, 1 otherwise; the proof's chain has the factor max dim W[M+1] on the "
+        "step out of the last convolution, so M there is the count of convolutions, K in the statement. Read so "
+        "(claims._alignment.eq13_vc_convolutions), j <= K never holds here and V_c = 1: Eq. (13) is ||A||_F^2 - "
+        "||A||_2^2 <= D, with D = ||A(0)||_F^2 - ||Fin(0)||_F^2 + ||Fin(0)^T Fin(0) - A(0) A(0)^T||_2 from Eq. (83) "
+        "and Eq. (84) (C = 1 since Fin has rank one). Read literally (j = 1 <= M = 1: V_c = max dim Fin = "
+        f"c = {c}), (1/V_c)||A||_F^2 <= ||A||_2^2 since rank A <= c, so it holds with any D >= 0: vacuous. Both "
+        "readings are checked on every step, with that D."
     )
-    smallest = {"printed": float("inf"), "proof": float("inf")}
+    smallest = {"literal M": float("inf"), "K for M": float("inf")}
     at_zero = []
     for seed in range(3 * trajectory_factor()):
         risk = t2_risk(seed)
@@ -424,13 +435,13 @@ def test_theorem2_eq13_along_trajectories():
         rows = []
         for s, log10_t, th in path_points(risk, theta0, 6.0, 60):
             A, F = t2_matrices(risk.network, th)
-            for form, vc in (("printed", c), ("proof", 1)):
+            for form, vc in (("literal M", c), ("K for M", 1)):
                 lhs = frobenius_sq(A) / vc - spectral_sq(A)
                 slack = check_inequality(
                     lhs, D, t2_tolerance(A, F, A0, F0, lhs, D), form=form, seed=seed, s=s
                 )
                 smallest[form] = min(smallest[form], slack)
-                if s == 0 and form == "proof":
+                if s == 0 and form == "K for M":
                     at_zero.append(slack)
             rows.append((s, log10_t, frobenius_sq(A), spectral_sq(A), norm_ratio(A)))
         record_series(
@@ -444,8 +455,9 @@ def test_theorem2_eq13_along_trajectories():
             ratio=[r[4] for r in rows],
         )
     record_note(
-        f"Smallest Eq. (13) slacks: printed form {smallest['printed']:.4g}, proof's form {smallest['proof']:.4g}; "
-        f"at t = 0 the proof's form has slack {min(at_zero):.4g} >= 0, so this D makes Eq. (13) hold from t = 0 on."
+        f"Smallest Eq. (13) slacks: V_c read with K for M (V_c = 1) {smallest['K for M']:.4g}, literal M (V_c = {c}) "
+        f"{smallest['literal M']:.4g}; at t = 0 the first has slack {min(at_zero):.4g} >= 0, so this D makes Eq. (13) "
+        "hold from t = 0 on."
     )
 
 
@@ -490,8 +502,8 @@ def t2_block_tolerance(m, m0, lhs, rhs) -> float:
 def test_theorem2_eq13_through_a_block():
     record_note(
         "Eq. (13) for j = a linear fully-connected layer W2 followed by a linear ResNetFree block and Fin (M = 2, "
-        "K = 0): N_r(W2) = 1, and V_c(W2) = max dim W[M+1] = max dim Fin = 1 here (c = 1; the product over "
-        "convolutional dimensions is empty), so the printed form is (1/8)||W2||_F^2 - ||W2||_2^2 <= D. D is "
+        "K = 0): N_r(W2) = 1, and V_c(W2) = 1 under both readings of V_c (K for M: j > K = 0; literally: max dim W[M+1] "
+        "= max dim Fin = 1 here, c = 1, and no convolutional dimensions), so Eq. (13) reads (1/8)||W2||_F^2 - ||W2||_2^2 <= D. D is "
         "telescoped from the proof's pieces at t = 0 (claims._alignment.eq13_offset_through_block: Eq. (83), the "
         "block's input-side invariance, Lemma 11 with its factor 8, Eq. (84)). W2 starts orthogonal (a flat "
         "spectrum, left side > 0); random starts make the left side negative from t = 0, where Eq. (13) says nothing."
@@ -524,8 +536,7 @@ def test_theorem2_eq13_through_a_block():
     record_note(
         f"Through a block: smallest Eq. (13) slack {smallest:.4g}; at t = 0 the smallest slack is {min(at_zero):.4g} "
         f">= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a positive left side "
-        "(the rest are implied by D >= 0). K >= 1 convolutional layers (Lemma 10's factor and V_c's convolutional "
-        "dimensions) are not exercised."
+        "(the rest are implied by D >= 0)."
     )
 
 
@@ -539,6 +550,160 @@ def test_theorem2_eq13_through_a_block_with_offset_from_another_initialization()
     D_other = eq13_offset_through_block(other["W2"], other["B3.Y"], other["B3.U"], other["B3.Z"], other["Fin"])
     lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
     check_inequality_rejected(lhs, D_other, 256 * EPS * (abs(lhs) + D_other), D_other=D_other, layer="W2")
+
+
+# K >= 1 linear convolutions (M = 0): eta = ReLU layer with biases read as a 1-D grid, convolutions, Fin.
+
+T2_CONV_CHAIN = (3, 3, 5, ((8, 3), (1, 2)))
+"""d, front channels a_1, length L, convolutions (c_k, b_k): T_1 in R^{3 x 3 x 8} (n_1 = 3 positions), T_2 in
+R^{8 x 2 x 1} (n_2 = 2), Fin 1 x 2. V_c(1) = max dim Fin x min(a_2, b_2) = 2 x 2 = 4 < rank T1_1 <= 8: Eq. (13)
+for the first convolution says something, and Lemma 10's factor min(a_2, b_2) = 2 enters its chain."""
+
+T2_CONV_WHOLE_INPUT = (3, 4, 4, ((1, 4),))
+"""One convolution whose kernel spans the grid (a = b = 4, c = 1, n = 1), Fin 1 x 1: V_c = max dim Fin = 1."""
+
+
+def t2_conv_start(shape, seed: int, scale: float = 1.0, flat_first_kernel: bool = False) -> tuple[Risk, torch.Tensor]:
+    """The network of ``shape`` (claims._alignment.theorem2_network_with_convolutions) on separable data, weights
+    N(0, scale^2); with ``flat_first_kernel`` the first kernel's T1 (c x a b) starts as 1.5 x orthonormal rows (a
+    flat spectrum: the left side of Eq. (13) is positive at t = 0, as for W2 through a block)."""
+    d, channels, length, convolutions = shape
+    network = theorem2_network_with_convolutions(d, channels, length, convolutions)
+    x, y = separable_data(16, d, 0.3, seed)
+    g = torch.Generator().manual_seed(800 + seed)
+    theta = scale * torch.randn(network.n_parameters, generator=g, dtype=torch.float64)
+    if flat_first_kernel:
+        edges = torch.tensor(network.tensors["C2"])
+        a, b, c = edges.shape
+        q, _ = torch.linalg.qr(torch.randn(a * b, c, generator=g, dtype=torch.float64))
+        # kernel_rows(T) = T.reshape(a b, c)^T: the kernel whose T1 is 1.5 q^T (orthogonal rows)
+        theta[torch.tensor(network.parameters)[edges]] = 1.5 * q.reshape(a, b, c)
+    return Risk(network, with_bias_column(x), y), theta
+
+
+def t2_conv_tolerance(kernels, F, kernels0, F0, lhs, rhs) -> float:
+    """Rounding of the norms plus the numerical drift of the chain's invariants Q_l (Theorem 1 cases 2 and 5):
+    each enters D at most once through Eq. (84) (spectral norm) and once through Eq. (83) (its trace)."""
+    drift = sum(
+        float(torch.linalg.matrix_norm(q - q0, ord="nuc"))
+        for q, q0 in zip(convolution_chain_invariants(kernels, F), convolution_chain_invariants(kernels0, F0))
+    )
+    return 256 * EPS * (abs(lhs) + abs(rhs)) + 2 * drift
+
+
+def t2_conv_eq13_sides(kernels, F, kernels0, F0, j: int, representation) -> tuple[float, float, float]:
+    """(left side of Eq. (13), D, V_c) for the convolution j (0-based) with W[j] = ``representation``(T_j)."""
+    vc = eq13_vc_convolutions(kernels, F, j)
+    lhs = frobenius_sq(kernels[j]) / vc - spectral_sq(representation(kernels[j]))
+    return lhs, eq13_offset_through_convolutions(kernels0, F0, j), vc
+
+
+CONV_CORRECTION = (
+    "For a convolutional layer j, W[j] in Eq. (13)/(14) is the flattening the proof's chain uses, T1 in "
+    "R^{c x (a b)} (rows = output kernels: Lemma 10's T1, Theorem 1 case 2's W1), not Definition 8's R^{a x (b c)} "
+    "(rows = input kernels); and V_c(j) = max dim W[K+1] prod_{j < k <= K} min(a_k, b_k) for j <= K, 1 otherwise "
+    "(K, the number of convolutions, where the pdf prints M). With Definition 8's flattening the chain would need "
+    "Lemma 10's factor min(a_j, b_j) for k = j as well."
+)
+
+
+@pytest.mark.claim("LJ22.T2")
+def test_theorem2_eq13_through_convolutions():
+    d, channels, length, convolutions = T2_CONV_CHAIN
+    record_note(
+        "Eq. (13) with K = 2 linear convolutions and M = 0 (eta = ReLU layer with biases read as a grid of "
+        f"{channels} channels x {length} positions; kernels (c, b) = {list(convolutions)}, stride 1, no padding; Fin "
+        "on the last grid). W[j] = T1_j in R^{c x (a b)}, the flattening the proof's chain pairs with the next layer; "
+        "V_c read with K for the printed M (claims._alignment.eq13_vc_convolutions); D telescoped from the proof's "
+        "pieces at t = 0 (claims._alignment.eq13_offset_through_convolutions: Theorem 1 cases 2 and 5 by Weyl, "
+        "Lemma 10's 1/min(a_2, b_2), the rearranged Fin's rank, Eq. (83)). For j = 1, V_c = 4 against rank T1_1 <= 8; "
+        "for j = 2 (the last convolution) V_c = max dim Fin >= c_2 >= rank T1_2, so Eq. (13) holds with any D >= 0 "
+        "(vacuous: not checked, counted). The first kernel starts with a flat spectrum (left side > 0 at t = 0)."
+    )
+    smallest, at_zero, informative, vacuous = float("inf"), [], 0, 0
+    for seed in range(3 * trajectory_factor()):
+        risk, theta0 = t2_conv_start(T2_CONV_CHAIN, seed, flat_first_kernel=True)
+        kernels0, F0 = convolution_chain(risk.network, theta0)
+        rows = []
+        for s, log10_t, th in path_points(risk, theta0, 8.0, 40):
+            kernels, F = convolution_chain(risk.network, th)
+            row = [s, log10_t]
+            for j in range(len(kernels)):
+                lhs, D, vc = t2_conv_eq13_sides(kernels, F, kernels0, F0, j, kernel_rows)
+                if vc >= min(kernel_rows(kernels[j]).shape):
+                    vacuous += 1  # V_c >= rank: true for any D >= 0, not counted as evidence
+                    continue
+                slack = check_inequality(
+                    lhs, D, t2_conv_tolerance(kernels, F, kernels0, F0, lhs, D), seed=seed, s=s, layer=f"C{j + 2}", V_c=vc
+                )
+                informative += lhs > 0
+                smallest = min(smallest, slack)
+                if s == 0:
+                    at_zero.append(slack)
+                row += [lhs, D, norm_ratio(kernel_rows(kernels[j]))]
+            rows.append(row)
+        record_series(
+            "LJ22.T2 Eq. (13) through convolutions",
+            seed=seed,
+            s=[r[0] for r in rows],
+            log10_t=[r[1] for r in rows],
+            C2_lhs=[r[2] for r in rows],
+            C2_D=rows[0][3],
+            C2_ratio=[r[4] for r in rows],
+        )
+    record_note(
+        f"Through convolutions: smallest Eq. (13) slack for C2 (j = 1) {smallest:.4g}; at t = 0 the smallest slack is "
+        f"{min(at_zero):.4g} >= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a "
+        f"positive left side; at {vacuous} points the last convolution's Eq. (13) was vacuous (V_c >= its rank)."
+    )
+
+
+@pytest.mark.claim("LJ22.T2", negative_control=True)
+def test_theorem2_eq13_through_convolutions_with_offset_from_another_initialization():
+    """The same check with D telescoped from a different, small initialization: fails at t = 0."""
+    risk, theta0 = t2_conv_start(T2_CONV_CHAIN, 0, flat_first_kernel=True)
+    kernels, F = convolution_chain(risk.network, theta0)
+    g = torch.Generator().manual_seed(4444)
+    other = convolution_chain(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
+    lhs, D_other, vc = t2_conv_eq13_sides(kernels, F, *other, 0, kernel_rows)
+    check_inequality_rejected(lhs, D_other, 256 * EPS * (abs(lhs) + D_other), D_other=D_other, layer="C2", V_c=vc)
+
+
+@pytest.mark.claim("LJ22.T2")
+def test_theorem2_eq13_for_a_convolution_with_definition8_flattening_is_rejected():
+    """Eq. (13) as printed for a convolution, W[j] = Definition 8's R^{a x (b c)}, on one convolution whose kernel
+    spans the grid (c = 1, n = 1: V_c = max dim Fin = 1, so Eq. (13) asks ||W||_F^2 - ||W||_2^2 <= D, i.e. W of
+    rank one up to D): the same check fails far along the path; the counterexample behind the correction. With
+    T1 in R^{c x (a b)} (one row here, c = 1) Eq. (13) holds trivially at these points."""
+    counterexamples, ratios = [], []
+    for seed in range(3):
+        risk, theta0 = t2_conv_start(T2_CONV_WHOLE_INPUT, seed, scale=0.3)
+        kernels0, F0 = convolution_chain(risk.network, theta0)
+        points = path_points(risk, theta0, 16.0, 64)
+        for s, log10_t, th in points[16::16]:
+            kernels, F = convolution_chain(risk.network, th)
+            ratios.append((seed, s, norm_ratio(definition8_matrix(kernels[0])), frobenius_sq(kernels[0])))
+        record_series(
+            "LJ22.T2 Definition 8 flattening",
+            seed=seed,
+            s=[r[1] for r in ratios if r[0] == seed],
+            ratio=[r[2] for r in ratios if r[0] == seed],
+            T_frobenius_sq=[r[3] for r in ratios if r[0] == seed],
+        )
+        lhs, D, vc = t2_conv_eq13_sides(kernels, F, kernels0, F0, 0, definition8_matrix)
+        check_inequality_rejected(lhs, D, t2_conv_tolerance(kernels, F, kernels0, F0, lhs, D), seed=seed, s=s,
+                                  flattening="Definition 8 (a x bc)", V_c=vc, log10_t=log10_t)
+        counterexamples.append((seed, lhs, D))
+    declare_verdict("verified-with-correction", correction=CONV_CORRECTION)
+    record_note(
+        "Definition 8's flattening in Eq. (13) (one convolution, a = b = 4, c = 1, kernel spanning the grid, N(0, 0.3^2) "
+        "start, 64 RK4 steps to s = 16): left side vs D at s = 16: "
+        + ", ".join(f"seed {seed}: {lhs:.3g} vs {D:.3g}" for seed, lhs, D in counterexamples)
+        + ". ||W||_2^2/||W||_F^2 of that flattening along the path (seed, s, ratio, ||T||_F^2): "
+        + ", ".join(f"({seed}, {s:g}, {r:.3f}, {f:.3g})" for seed, s, r, f in ratios)
+        + ": the ratio stays well below 1 = 1/min(rank, V_c) (Eq. (14) as printed) while the norm grows, so no "
+        "constant D makes Eq. (13) hold with this flattening."
+    )
 
 
 T2_STEPS_PER_UNIT = 4
