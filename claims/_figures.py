@@ -87,7 +87,8 @@ def record_figure(figure: Any, name: str, *, caption: str, scale: str) -> dict[s
         title = figure.get_suptitle()
         figure.suptitle(f"{ids}: {title}" if title else ids, fontsize=10)
         width, height = figure.get_size_inches()
-        lines = textwrap.wrap(f"scale: {scale}", int(width * 22)) + [run_label()]
+        # wrapped at the width of the figure: DejaVu Sans averages about 0.6 em per character
+        lines = textwrap.wrap(f"scale: {scale}", int(width * 72 / (0.6 * FOOTER_POINTS))) + [run_label()]
         footer = (len(lines) * FOOTER_POINTS * 1.3 + 3) / 72
         figure.text(0.005, 0.005, "\n".join(lines), fontsize=FOOTER_POINTS, color="#555555", ha="left", va="bottom")
         _minor_ticks(figure)

@@ -65,6 +65,25 @@ def test_record_figure_labels_renders_and_records(monkeypatch):
     assert not figure.axes  # cleared after rendering
 
 
+def test_a_long_scale_line_is_wrapped_inside_the_figure():
+    figure = simple_figure()
+    extents = []
+    save = figure.savefig
+
+    def spy(*args, **kwargs):
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        renderer = RendererAgg(*figure.bbox.size, figure.dpi)
+        extents.extend(t.get_window_extent(renderer).x1 / figure.bbox.x1 for t in figure.texts)
+        return save(*args, **kwargs)
+
+    figure.savefig = spy
+    scale = "MLP-4-32 on digits (1257 training samples), B = 128, eta = 0.1, no momentum, 100 epochs, " * 3
+    with collecting():
+        figures.record_figure(figure, "long", caption="c", scale=scale)
+    assert extents and max(extents) <= 1.0
+
+
 def test_record_figure_defaults_and_unique_names(monkeypatch):
     monkeypatch.delenv(figures.RUN_LABEL, raising=False)
     first, second = simple_figure(title=None), simple_figure()
