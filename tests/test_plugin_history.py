@@ -12,38 +12,7 @@ import gzip
 import json
 
 import pytest
-
-EVIDENCE_MODULE = """
-import pytest
-from hypothesis import given, strategies as st
-from claims import check_close, check_rejected
-
-@pytest.mark.claim("LJ22.L1")
-@given(st.floats(0.25, 1))
-def test_identity(x):
-    check_close(x * 2, x + x, tolerance=1e-15)
-
-@pytest.mark.claim("LJ22.L1", negative_control=True)
-@given(st.floats(0.5, 1))
-def test_control(x):
-    check_rejected(x * 3, x + x, tolerance=1e-15)
-
-def test_unmarked():
-    pass
-"""
-
-OTHER_MODULE = """
-import pytest
-from claims import check_property, check_inequality_rejected
-
-@pytest.mark.claim("LJ22.R1")
-def test_other_claim():
-    check_property(True, "holds")
-
-@pytest.mark.claim("LJ22.R1", negative_control=True)
-def test_other_control():
-    check_inequality_rejected(2.0, 1.0, tolerance=0.0)
-"""
+from synthetic_claims import EVIDENCE_MODULE, OTHER_MODULE  # tests/synthetic_claims.py
 
 
 @pytest.fixture(autouse=True)
