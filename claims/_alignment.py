@@ -263,11 +263,15 @@ def descent_direction(risk: Risk, theta: torch.Tensor) -> tuple[torch.Tensor, fl
     log_slope = log_loss_slope(margins.detach(), risk.loss)
     top = log_slope.max()
     weighted = torch.autograd.grad((torch.exp(log_slope - top) * margins).sum(), th)[0]
-    norm = weighted.norm()
-    if not bool(norm > 0) or not bool(torch.isfinite(norm)):
+    # The example of largest weight may have no gradient (a ReLU front dead on it: margin 0 for good), and
+    # then every entry can be ~1e-170 while their squares underflow: take the norm of the rescaled vector.
+    peak = weighted.abs().max()
+    if not bool(peak > 0) or not bool(torch.isfinite(peak)):
         raise ArithmeticError("the gradient vanished or overflowed on the normalized path")
-    log_norm = float(top) - float(np.log(risk.n_examples)) + float(torch.log(norm))
-    return weighted / norm, log_norm
+    unit = weighted / peak
+    norm = unit.norm()
+    log_norm = float(top) - float(np.log(risk.n_examples)) + float(torch.log(peak)) + float(torch.log(norm))
+    return unit / norm, log_norm
 
 
 def normalized_flow(

@@ -1,5 +1,7 @@
 """Unit tests of claims._alignment."""
 
+import math
+
 import torch
 
 from claims._alignment import (
@@ -8,6 +10,7 @@ from claims._alignment import (
     convolution_chain_invariants,
     definition8_matrix,
     descent_direction,
+    log_loss_slope,
     eq13_offset,
     eq13_offset_through_convolutions,
     eq13_vc_convolutions,
@@ -110,6 +113,30 @@ def test_descent_direction_is_the_normalized_gradient_in_log_space():
     dz = torch.autograd.grad(margins[worst], th)[0]
     assert float((direction - dz / dz.norm()).abs().max()) < 1e-12
     assert log_norm > 700  # |g| = e^{-z_min} |grad z| / n beyond float64's largest number
+
+
+def test_descent_direction_where_the_heaviest_example_has_no_gradient():
+    """An example at x = 0 has margin 0 and no gradient (log-slope weight 1/2, the largest), the other has margin
+    400 (weight e^{-400}): the weighted gradient's entries are about 1e-172, their squares underflow, and the
+    direction is still the other example's unit margin gradient."""
+    network = block_risk().network
+    x = torch.stack([torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)])
+    theta = torch.randn(network.n_parameters, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    output = float(network(network.edge_weights(theta), x)[1])
+    y = torch.tensor([1.0, 1.0 if output > 0 else -1.0], dtype=torch.float64)  # the second margin positive
+    w = network.edge_weights(theta)
+    fin = torch.tensor(network.matrices["Fin"]).flatten()
+    w[fin] = w[fin] * 400.0 / abs(output)  # the output is linear in Fin: margin 400
+    theta = network.parameters_of(w)
+    th = theta.clone().requires_grad_(True)
+    margin = y[1] * network(network.edge_weights(th), x)[1]
+    dz = torch.autograd.grad(margin, th)[0]
+    margin = margin.detach()
+    assert abs(float(margin) - 400) < 1e-9
+    direction, log_norm = descent_direction(Risk(network, x, y), theta)
+    assert float((direction - dz / dz.norm()).abs().max()) < 1e-12
+    expected = float(log_loss_slope(margin, "logistic")) - math.log(2) + math.log(float(dz.norm()))
+    assert abs(log_norm - expected) < 1e-9
 
 
 def test_normalized_flow_follows_the_exponential_loss_too():
