@@ -248,6 +248,12 @@ def log_loss_slope(z: torch.Tensor, loss: str) -> torch.Tensor:
     raise ValueError(f"the {loss} loss has no log-space gradient (l' changes sign)")
 
 
+DEAD_TOP_EXAMPLE = 1e-100
+"""Below this largest entry of the weighted gradient, the example of weight 1 has no gradient: when its
+gradient is nonzero it contributes entries of its own size (a margin gradient of order |z|/|theta|), and
+no cancellation against the other examples (weights <= 1) brings them down 100 orders."""
+
+
 def descent_direction(risk: Risk, theta: torch.Tensor) -> tuple[torch.Tensor, float]:
     """(-g/|g|, log |g|) for g = grad R at one theta (p,), computed in log space.
 
@@ -262,13 +268,22 @@ def descent_direction(risk: Risk, theta: torch.Tensor) -> tuple[torch.Tensor, fl
     margins = risk.y * post[:, network.output]
     log_slope = log_loss_slope(margins.detach(), risk.loss)
     top = log_slope.max()
-    weighted = torch.autograd.grad((torch.exp(log_slope - top) * margins).sum(), th)[0]
-    # The example of largest weight may have no gradient (a ReLU front dead on it: margin 0 for good), and
-    # then every entry can be ~1e-170 while their squares underflow: take the norm of the rescaled vector.
+    weighted = torch.autograd.grad((torch.exp(log_slope - top) * margins).sum(), th, retain_graph=True)[0]
     peak = weighted.abs().max()
+    if not bool(peak > DEAD_TOP_EXAMPLE):
+        # The example of largest weight has no gradient (a ReLU front dead on it: margin 0 for good), so the
+        # others' weights e^{a_i - m} can be ~1e-170 or underflow to 0: weigh from the largest a_i among the
+        # examples whose margin has a gradient, with each example's gradient (the rows of the Jacobian).
+        rows = torch.stack([torch.autograd.grad(z, th, retain_graph=True)[0] for z in margins])
+        live = rows.abs().amax(1) > 0
+        if not bool(live.any()):
+            raise ArithmeticError("the gradient vanished on the normalized path: no margin has a gradient")
+        top = log_slope[live].max()
+        weighted = (torch.exp(log_slope[live] - top)[:, None] * rows[live]).sum(0)
+        peak = weighted.abs().max()
     if not bool(peak > 0) or not bool(torch.isfinite(peak)):
         raise ArithmeticError("the gradient vanished or overflowed on the normalized path")
-    unit = weighted / peak
+    unit = weighted / peak  # the norm of the rescaled vector: squares of entries near 1e-170 underflow
     norm = unit.norm()
     log_norm = float(top) - float(np.log(risk.n_examples)) + float(torch.log(peak)) + float(torch.log(norm))
     return unit / norm, log_norm

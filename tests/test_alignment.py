@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 import torch
 
 from claims._alignment import (
@@ -115,10 +117,11 @@ def test_descent_direction_is_the_normalized_gradient_in_log_space():
     assert log_norm > 700  # |g| = e^{-z_min} |grad z| / n beyond float64's largest number
 
 
-def test_descent_direction_where_the_heaviest_example_has_no_gradient():
+@pytest.mark.parametrize("far", [400.0, 800.0])
+def test_descent_direction_where_the_heaviest_example_has_no_gradient(far):
     """An example at x = 0 has margin 0 and no gradient (log-slope weight 1/2, the largest), the other has margin
-    400 (weight e^{-400}): the weighted gradient's entries are about 1e-172, their squares underflow, and the
-    direction is still the other example's unit margin gradient."""
+    400 (weight e^{-400}: the weighted gradient's entries are about 1e-172, their squares underflow) or 800
+    (e^{-800} is 0 in float64): the direction is still the other example's unit margin gradient."""
     network = block_risk().network
     x = torch.stack([torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)])
     theta = torch.randn(network.n_parameters, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
@@ -126,13 +129,13 @@ def test_descent_direction_where_the_heaviest_example_has_no_gradient():
     y = torch.tensor([1.0, 1.0 if output > 0 else -1.0], dtype=torch.float64)  # the second margin positive
     w = network.edge_weights(theta)
     fin = torch.tensor(network.matrices["Fin"]).flatten()
-    w[fin] = w[fin] * 400.0 / abs(output)  # the output is linear in Fin: margin 400
+    w[fin] = w[fin] * far / abs(output)  # the output is linear in Fin
     theta = network.parameters_of(w)
     th = theta.clone().requires_grad_(True)
     margin = y[1] * network(network.edge_weights(th), x)[1]
     dz = torch.autograd.grad(margin, th)[0]
     margin = margin.detach()
-    assert abs(float(margin) - 400) < 1e-9
+    assert abs(float(margin) - far) < 1e-9 * far
     direction, log_norm = descent_direction(Risk(network, x, y), theta)
     assert float((direction - dz / dz.norm()).abs().max()) < 1e-12
     expected = float(log_loss_slope(margin, "logistic")) - math.log(2) + math.log(float(dz.norm()))
