@@ -21,8 +21,8 @@ import statistics
 
 import torch
 
-from claims._datasets import digits
-from claims._sgd import DEFAULT_ENGINE, ENGINES, Architecture, RunConfig, train
+from claims.models._datasets import digits
+from claims.gp22._sgd import DEFAULT_ENGINE, ENGINES, Architecture, RunConfig, train
 
 ARCHITECTURE = "MLP-BN-4-32"
 DEFAULT_THREADS = torch.get_num_threads()

@@ -18,11 +18,11 @@ import time
 
 import torch
 
-from claims._builders import mlp
-from claims._flow import RK4, GradientFlow, integrate
-from claims._invariants import random_parameters
-from claims._networks import RELU
-from claims._risk import Risk
+from claims.models._builders import mlp
+from claims.models._flow import RK4, GradientFlow, integrate
+from claims.lj22._invariants import random_parameters
+from claims.models._networks import RELU
+from claims.models._risk import Risk
 
 
 def problem(trajectories: int) -> tuple[Risk, torch.Tensor]:

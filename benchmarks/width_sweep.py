@@ -3,7 +3,7 @@
     python benchmarks/width_sweep.py                      # 5 widths x 20 runs x 1000 steps
     python benchmarks/width_sweep.py --rounds 5 --loop-rounds 1 --threads 1
 
-Projected gradient descent on Example 1 (``claims._width_sweep``), widths 4, 8, 16, 32, 64, one
+Projected gradient descent on Example 1 (``claims.bsj25._width_sweep``), widths 4, 8, 16, 32, 64, one
 initialization scheme (gaussian), ``--runs`` runs per width, ``--steps`` PGD steps. *Batched*: one
 stacked program per width (``width_sweep``: hand-written gradient, batched matmul over the runs,
 in-place projection). *Loop*: one run at a time with ``torch.autograd`` (``per_run_pgd``), the way
@@ -20,7 +20,7 @@ import time
 
 import torch
 
-from claims._width_sweep import (
+from claims.bsj25._width_sweep import (
     PGDSchedule,
     example1_data,
     initial_weights,

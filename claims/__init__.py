@@ -14,10 +14,10 @@ from typing import Any
 __version__ = "0.2.0"
 
 _EXPORTS = {
-    "claims._builders": (
+    "claims.models._builders": (
         "Block", "Conv", "Dense", "NetworkBuilder", "mlp", "resnet", "resnet_block", "sequential", "with_bias_column",
     ),
-    "claims._evidence": (
+    "claims.evidence._record": (
         "ClaimViolation",
         "NonFiniteEvidence",
         "OutsideClaimTest",
@@ -28,10 +28,10 @@ _EXPORTS = {
         "record_note",
         "record_series",
     ),
-    "claims._figures": ("record_figure",),
-    "claims._networks": ("LINEAR", "RELU", "DagNetwork", "activation_name", "homogeneous_activation"),
-    "claims._numerics": ("UNIT_ROUNDOFF", "gamma", "rounding_depth"),
-    "claims._paths": (
+    "claims.report._figures": ("record_figure",),
+    "claims.models._networks": ("LINEAR", "RELU", "DagNetwork", "activation_name", "homogeneous_activation"),
+    "claims.models._numerics": ("UNIT_ROUNDOFF", "gamma", "rounding_depth"),
+    "claims.models._paths": (
         "PathEnumeration",
         "TreeNetwork",
         "UnrolledTree",
@@ -43,7 +43,7 @@ _EXPORTS = {
         "tree_network",
         "unrolled_tree",
     ),
-    "claims._registry": ("CLAIMS", "Claim", "get_claim"),
+    "claims.evidence._registry": ("CLAIMS", "Claim", "get_claim"),
     "claims.checks": (
         "check_close",
         "check_conserved_rate",
@@ -63,7 +63,7 @@ _EXPORTS = {
         "check_trend",
         "check_trend_rejected",
     ),
-    "claims._trend": ("Trend", "TrendRule", "permuted_levels", "trend_test"),
+    "claims.evidence._trend": ("Trend", "TrendRule", "permuted_levels", "trend_test"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = ["__version__", *sorted(_MODULE_OF)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from claims._compare import (
+from claims.report._compare import (
     DEFAULT_FAIL,
     GRAMMAR,
     compare,
@@ -15,8 +15,8 @@ from claims._compare import (
     render_header,
     render_table,
 )
-from claims._history import BaselineError, load_report, resolve_baseline
-from claims._registry import render_inventory
+from claims.report._history import BaselineError, load_report, resolve_baseline
+from claims.evidence._registry import render_inventory
 
 _COMPARE = """Compare two claims reports: a report file (.json, or a history entry's .json.gz) or the number
 of an entry in the history directory. Prints the two runs and a table of what changed per claim;

@@ -6,7 +6,7 @@ so another project in the same environment keeps its own Hypothesis settings and
 Where tests run (the process, or each xdist worker) the plugin marks claim tests, records their
 evidence on ``report.user_properties`` as JSON strings (they reach the controller through pytest's
 report serialization, and JUnit XML as readable properties), and notes what was collected and
-selected (``claims._selection``). The controller aggregates and writes the report: a full run to
+selected (``claims.session._selection``). The controller aggregates and writes the report: a full run to
 ``reports/``; a partial or incomplete one to ``reports/partial/``, so that it never replaces the last
 full report.
 """
@@ -30,13 +30,13 @@ import pytest
 from hypothesis import settings
 from hypothesis.errors import Flaky
 
-from claims import _profiles
-from claims._evidence import ClaimViolation, collecting
-from claims._registry import CLAIMS, unknown_claim_message
-from claims._compare import compare, parse_rules, regressions, render_header, render_table
-from claims._history import BaselineError, entry_name, history_entries, load_report, resolve_baseline, save_run
-from claims._report import TestRecord, build_report, dumps, loads, summary_line, write_report
-from claims._selection import (
+from claims.evidence import _profiles
+from claims.evidence._record import ClaimViolation, collecting
+from claims.evidence._registry import CLAIMS, unknown_claim_message
+from claims.report._compare import compare, parse_rules, regressions, render_header, render_table
+from claims.report._history import BaselineError, entry_name, history_entries, load_report, resolve_baseline, save_run
+from claims.report._model import TestRecord, build_report, dumps, loads, summary_line, write_report
+from claims.session._selection import (
     CONTROL,
     ClaimSuite,
     EVIDENCE as EVIDENCE_ROLE,

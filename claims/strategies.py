@@ -13,11 +13,10 @@ import torch
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from claims._builders import Block, Conv, Dense, mlp, resnet, sequential, with_bias_column
-from claims._invariants import random_parameters
-from claims._risk import LOSSES, Risk
-from claims._networks import LINEAR, RELU, DagNetwork
-from claims._paths import count_paths
+from claims.lj22 import random_parameters
+from claims.models import (
+    LINEAR, LOSSES, RELU, Block, Conv, Dense, DagNetwork, Risk, count_paths, mlp, resnet, sequential, with_bias_column,
+)
 
 ACTIVATION_SLOPES = st.sampled_from([RELU, LINEAR, 0.25, 0.1])
 """ReLU, linear, and two leaky ReLU slopes (0.25 is dyadic, 0.1 is not)."""
@@ -175,7 +174,7 @@ def datasets(draw, n_inputs: int, min_size: int = 1, max_size: int = 8):
     return x, torch.tensor(y, dtype=torch.float64)
 
 
-# BSJ25 networks as lists of weight matrices (claims._saddle), with data X and loss gradient G.
+# BSJ25 networks as lists of weight matrices (claims.bsj25._saddle), with data X and loss gradient G.
 
 
 @st.composite
@@ -222,7 +221,7 @@ def relu_networks(
     return weights, draw(matrices(widths[0], n_samples)), draw(matrices(widths[-1], n_samples))
 
 
-# LJ22 Theorem 1's layer pairs as ``sequential`` networks (claims._builders): convolutions,
+# LJ22 Theorem 1's layer pairs as ``sequential`` networks (claims.models._builders): convolutions,
 # dense layers and residual blocks.
 
 THEOREM1_CASES = {
@@ -307,7 +306,7 @@ def sequential_networks(
     return network
 
 
-# LJ22 gradient-flow instances (claims._risk, claims._invariants)
+# LJ22 gradient-flow instances (claims.models._risk, claims.lj22._invariants)
 
 
 @st.composite

@@ -21,7 +21,7 @@ def one_torch_thread():
 @pytest.fixture(scope="session")
 def session_store(tmp_path_factory):
     """A directory shared by this session's xdist workers and fresh each session (the parent of the
-    workers' base temp directories), for ``claims._session_cache``: nothing computed by an earlier
+    workers' base temp directories), for ``claims.session._cache``: nothing computed by an earlier
     run is ever reused."""
     import os
 
@@ -31,9 +31,9 @@ def session_store(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def design_runner(session_store):
-    """One ``claims._experiments.DesignRunner`` per session: each training arm is trained once, by
+    """One ``claims.gp22._experiments.DesignRunner`` per session: each training arm is trained once, by
     whichever xdist worker needs it first."""
-    from claims._experiments import DesignRunner
-    from claims._profiles import seed_factor
+    from claims.gp22._experiments import DesignRunner
+    from claims.evidence._profiles import seed_factor
 
     return DesignRunner(session_store / "sgd-designs", seed_factor=seed_factor())

@@ -1,0 +1,45 @@
+"""Bantzis, Simon & Jacot (2025): the saddle at the origin. L_0 and its layers (Section 2), the
+escape-direction solver and certificate (Definition 2.1), flows and closed forms (Proposition 2.2),
+the bounds of Theorem 3.1 and Propositions 3.3-3.4, Example 1's width sweep, small-initialization GD.
+"""
+
+from __future__ import annotations
+
+from claims.bsj25._escape import (
+    EscapeDirection, bound_ranges, certify, deepen, deepened_start, digits_instance,
+    escape_time_exact, escape_time_printed, example1_instance, gradient_residual, layer_ratios,
+    localized_flow, near_rank_one_instance, output_bound, output_bound_terms, p22_norm_exact,
+    p22_norm_printed, p33_bound, p33_bound_tolerance, perturbation_test, radial_rate,
+    random_instance, random_starts, solve_escape, speed_error, t31_bound, t31_bound_appendix,
+    t31_bound_tolerance, t31_constant, t31_constant_appendix,
+)
+from claims.bsj25._saddle import (
+    HIDDEN_LAYERS, INPUT_AS_LAYER_0, NETWORK_LAYERS, absolute_forward, absolute_loss,
+    activation_ratio, flatten, forward, localized_loss, loss_of_theta,
+    nonnegative_top_singular_pair, numerical_rank, output, p34_bound, p34_layers, p34_mth_smallest,
+    p34_required, parameter_count, rounding_depth, shapes_of, unflatten,
+)
+from claims.bsj25._small_init import (
+    PlateauRule, SmallInitConfig, detect_plateau, train_on_digits,
+)
+from claims.bsj25._width_sweep import (
+    PGDSchedule, S1, S2, SCHEMES, SUCCESS_MARGIN, cached_width_sweep, example1_data,
+    initial_weights, odds_ratio_per_doubling, per_run_pgd, run_seed, speeds, width_sweep,
+)
+
+__all__ = [
+    "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",
+    "PlateauRule", "S1", "S2", "SCHEMES", "SUCCESS_MARGIN", "SmallInitConfig", "absolute_forward",
+    "absolute_loss", "activation_ratio", "bound_ranges", "cached_width_sweep", "certify", "deepen",
+    "deepened_start", "detect_plateau", "digits_instance", "escape_time_exact",
+    "escape_time_printed", "example1_data", "example1_instance", "flatten", "forward",
+    "gradient_residual", "initial_weights", "layer_ratios", "localized_flow", "localized_loss",
+    "loss_of_theta", "near_rank_one_instance", "nonnegative_top_singular_pair", "numerical_rank",
+    "odds_ratio_per_doubling", "output", "output_bound", "output_bound_terms", "p22_norm_exact",
+    "p22_norm_printed", "p33_bound", "p33_bound_tolerance", "p34_bound", "p34_layers",
+    "p34_mth_smallest", "p34_required", "parameter_count", "per_run_pgd", "perturbation_test",
+    "radial_rate", "random_instance", "random_starts", "rounding_depth", "run_seed", "shapes_of",
+    "solve_escape", "speed_error", "speeds", "t31_bound", "t31_bound_appendix",
+    "t31_bound_tolerance", "t31_constant", "t31_constant_appendix", "train_on_digits", "unflatten",
+    "width_sweep",
+]

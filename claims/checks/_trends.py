@@ -1,0 +1,91 @@
+"""Trend checks: a hyperparameter's predicted effect on a response, judged by a rule fixed before the
+data (statistics in ``claims.evidence._trend``), and its permuted-label control."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from claims.checks._core import _finite, _floats
+from claims.evidence._record import ClaimViolation, current, declare_verdict, plain, record_case, record_note
+
+def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check: str) -> Any:
+    from claims.evidence._trend import TrendRule, trend_test
+
+    if not isinstance(rule, TrendRule):
+        raise TypeError(f"{check}: the rule is a claims.TrendRule fixed before the data, not {rule!r}")
+    xs, ys = [float(v) for v in levels], _floats(list(responses))
+    _finite("levels", xs, check)
+    _finite("responses", ys, check)
+    return trend_test(xs, ys, rule)
+
+
+def _record_trend(
+    trend: Any, levels: Sequence[float], responses: Sequence[float], statement: str, violates: bool, details: dict,
+    control: bool = False,
+) -> None:
+    """One trend case: error ``Trend.error`` against tolerance 1, with the test's numbers and the design."""
+    numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
+    # every trend's summary, not only the worst case's: a comparison of two runs reads p and effect per trend
+    current("check_trend").trends.append(plain({
+        "statement": statement, "control": control, "verdict": trend.verdict,
+        "p_predicted": trend.p_predicted, "p_opposite": trend.p_opposite, "alpha": trend.rule.alpha,
+        "effect": trend.effect, "min_effect": trend.rule.min_effect, "n": trend.n,
+    }))
+    record_case(min(trend.error(), 1e300), 1.0, violates=violates, error_scale="relative", evidence="trend",
+                **numbers, **details)
+
+
+def check_trend(
+    levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, declare: bool = True,
+    **details: Any,
+) -> Any:
+    """A trend claim (``statement``: the predicted effect of a hyperparameter on a response) judged
+    by ``rule`` (a ``claims.TrendRule`` fixed before the data) on a design of runs: ``levels[i]``
+    the hyperparameter of run i (several seeds per level), ``responses[i]`` what it measured.
+
+    The test's outcome is the verdict, and the check records it rather than raising: ``verified``
+    is a case where the statement holds; ``refuted`` (significant against the prediction) is a
+    counterexample and the test declares ``refuted``; ``inconclusive`` is recorded with its numbers
+    and the test declares ``inconclusive`` (a trend that does not reproduce at this scale is a
+    result, not a broken run). Error = max(p / alpha, min_effect / effect) against tolerance 1
+    (``Trend.error``). With ``declare=False`` the test states its verdict itself from the returned
+    ``claims.evidence._trend.Trend`` (e.g. a correction that two designs together show)."""
+    trend = _trend(levels, responses, rule, "check_trend")
+    _record_trend(trend, levels, responses, statement, trend.verdict == "refuted", details)
+    low, high = trend.effect_interval
+    scale = details.get("scale")
+    if isinstance(scale, dict):
+        scale = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in scale.items() if k not in ("levels", "base"))
+    record_note(
+        f"Trend '{statement}': {trend.verdict} ({rule.statistic} {trend.correlation:+.3f}, effect {trend.effect:+.3f} "
+        f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
+        f"{trend.n} runs at {trend.levels} levels; rule: {rule.describe()})"
+        + (f"; scale used: {scale}" if scale else "")
+        + (f"; the memo's scale: {details['memo_scale']}" if details.get("memo_scale") else "")
+        + "."
+    )
+    if trend.verdict != "verified" and declare:
+        evidence = current("check_trend")
+        if evidence.is_finding:  # a finding keeps its own verdict; the claim's rests on the test's own trends
+            strength = ("refuted", "inconclusive")
+            if evidence.verdict not in strength or strength.index(trend.verdict) < strength.index(evidence.verdict):
+                evidence.verdict = trend.verdict
+        else:
+            declare_verdict(trend.verdict)
+    return trend
+
+
+def check_trend_rejected(
+    levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, **details: Any
+) -> Any:
+    """Negative control for ``check_trend``: on a design where no effect is predicted (the
+    hyperparameter labels permuted, ``claims.evidence._trend.permuted_levels``, or a factor the theory says
+    is inert) the same rule must not come out ``verified``."""
+    trend = _trend(levels, responses, rule, "check_trend_rejected")
+    _record_trend(trend, levels, responses, statement, True, details, control=True)
+    if trend.verdict == "verified":
+        raise ClaimViolation(
+            f"negative control accepted: '{statement}' came out verified on a design with no effect "
+            f"(p {trend.p_predicted:.3g}, correlation {trend.correlation:+.3f})"
+        )
+    return trend

@@ -1,0 +1,19 @@
+"""The evidence layer: case records of a claim test (what the checks record, findings, notes, declared
+verdicts), trend statistics, the claim registry with each paper's record, and the Hypothesis profiles.
+
+It imports the network and paper packages only downward; the report and session layers read it.
+"""
+
+from __future__ import annotations
+
+from claims._lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "._record": (
+        "ClaimViolation", "NonFiniteEvidence", "OutsideClaimTest", "declare_verdict", "finding", "keep_series_rows",
+        "record_case", "record_degenerate", "record_note", "record_series", "recorded_series",
+    ),
+    "._trend": ("Trend", "TrendRule", "permuted_levels", "trend_test"),
+    "._registry": ("CLAIMS", "PAPERS", "Claim", "get_claim"),
+    "._profiles": ("PROFILES", "active_profile", "seed_factor", "training_length_factor", "trajectory_factor"),
+})

@@ -1,0 +1,246 @@
+"""Designed SGD experiments for GP22's empirical claims (Section 3.2's predictions, Sections 4.2-4.3):
+a design is one hyperparameter's levels x seeds around a base configuration, trained with
+``claims.gp22._sgd.train`` on ``claims.models._datasets.digits``; a ``DesignRunner`` trains each design once per
+test session, even under xdist, and hands every test the same per-run numbers.
+
+Runs that share an architecture, a batch size and a loss are one stacked tensor program (an
+``Arm``), so a learning-rate or weight-decay design is one program and a batch-size design one
+program per batch size. Seeds are 0, 1, ...: fixed under ``ci``; ``nightly`` trains
+``_profiles.seed_factor()`` times as many (the first ones are the ``ci`` runs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from claims.session._cache import session_cached
+
+Factor = Literal["batch_size", "learning_rate", "weight_decay"]
+Budget = Literal["epochs", "steps"]
+
+MEMO_SCALES = {
+    "S32": "Section 3.2 states predictions; the memo tests them in Section 4.3: MLP-BN-10-100, RES-BN-5-500 and "
+    "MLP-5-500 on CIFAR10, 500 epochs, momentum 0.9, lambda 5e-4, B in {4, ..., 128}, eta in {0.001, 0.01, 0.1}",
+    "F1": "MLP-5-2000 on MNIST and CIFAR10, B = 128, eta = 0.1, no momentum or schedule, 2000 epochs, "
+    "lambda in {0, 1e-6, 1e-5, 1e-4, 1e-3}, CE and squared loss",
+    "F2": "MLP-BN-10-100 and RES-BN-5-500 (and MLP-5-500, MLP-10-100) on CIFAR10, 500 epochs, momentum 0.9, "
+    "lambda 5e-4 (lambda in {0, 1e-4, ..., 6e-3} for the weight-decay runs), rate decayed by 0.1 at epochs 60, "
+    "100, 200",
+}
+"""The scale of the memo's own experiments, stated next to each verdict."""
+
+
+@dataclass(frozen=True)
+class Base:
+    """The configuration every level of a design shares, but for the factor it varies."""
+
+    batch_size: int
+    learning_rate: float
+    weight_decay: float
+    momentum: float = 0.9
+
+
+@dataclass(frozen=True)
+class Design:
+    """``factor`` at ``levels`` x ``seeds`` seeds, the rest at ``base``; trained for ``length``
+    epochs (the memo's design) or SGD steps (``budget="steps"``: the same number of updates
+    whatever the batch size, which separates the batch size from the step count)."""
+
+    name: str
+    architecture: str
+    factor: Factor
+    levels: tuple[float, ...]
+    base: Base
+    seeds: int
+    length: int
+    budget: Budget = "epochs"
+    loss: str = "cross_entropy"
+    record_every: int = 0
+    """0: record only the start and the end; k: every k-th epoch as well."""
+
+    def runs(self, seed_factor: int = 1) -> list[tuple[float, int, Base]]:
+        """(level, seed, that run's configuration) for every run of the design."""
+        return [
+            (level, seed, replace(self.base, **{self.factor: int(level) if self.factor == "batch_size" else level}))
+            for level in self.levels
+            for seed in range(self.seeds * seed_factor)
+        ]
+
+    def scale(self, dataset: Any, seed_factor: int = 1) -> dict[str, Any]:
+        """The scale used, for the report: data, architecture, length, seeds, base."""
+        return {
+            "data": f"{dataset.name}: {dataset.train_size} training samples, {dataset.n_inputs} inputs, "
+            f"{dataset.classes} classes",
+            "architecture": self.architecture,
+            "length": f"{self.length} {self.budget}",
+            "seeds_per_level": self.seeds * seed_factor,
+            "levels": list(self.levels),
+            "factor": self.factor,
+            "base": asdict(self.base),
+            "loss": self.loss,
+        }
+
+
+@dataclass(frozen=True)
+class Arm:
+    """Runs trained as one stacked program: one architecture, batch size and loss."""
+
+    architecture: str
+    batch_size: int
+    loss: str
+    budget: Budget
+    length: int
+    record_every: int
+    configs: tuple[Any, ...]
+
+    def key(self) -> str:
+        text = json.dumps(
+            [self.architecture, self.batch_size, self.loss, self.budget, self.length, self.record_every,
+             [asdict(c) for c in self.configs]],
+            sort_keys=True,
+        )
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+@dataclass
+class RunResult:
+    """One run of a design: its level and seed, and its training record (``TrainingRecord``'s
+    ``to_builtin()`` run entry, with the arm's shared fields)."""
+
+    level: float
+    seed: int
+    record: dict[str, Any]
+    arm: dict[str, Any] = field(repr=False)
+
+    def final(self, metric: str) -> float:
+        return self.record[metric][-1]
+
+    def mean_rank(self, convention: str = "section41", matrices: tuple[str, ...] | None = None, at: int = -1) -> float:
+        """The rank averaged over the trainable matrices (the memo's "average rank"), or over
+        ``matrices``, at record ``at``."""
+        ranks = self.record[f"{convention}_ranks"]
+        names = matrices or tuple(ranks)
+        return sum(ranks[name][at] for name in names) / len(names)
+
+    @property
+    def degenerate(self) -> bool:
+        return self.record["nonfinite"]
+
+
+@dataclass
+class DesignResult:
+    design: Design
+    runs: list[RunResult]
+    scale: dict[str, Any]
+    wall_time_s: float
+
+    def where(self, keep: Callable[[RunResult], bool]) -> DesignResult:
+        """The same design, scale and wall time, with the runs ``keep`` accepts."""
+        return replace(self, runs=[r for r in self.runs if keep(r)])
+
+    def healthy(self) -> DesignResult:
+        """The runs whose training stayed finite (the others are reported, not judged)."""
+        return self.where(lambda r: not r.degenerate)
+
+
+REGISTERED: list[Design] = []
+"""Every design a collected test module declared (``register``): runs of different designs that
+share a program (architecture, batch size, loss, length, records) are trained together, once."""
+
+
+def register(*designs: Design) -> tuple[Design, ...]:
+    """Declare designs at import (collection) time, so that every xdist worker groups the same runs
+    into the same programs; returns them."""
+    REGISTERED.extend(d for d in designs if d not in REGISTERED)
+    return designs
+
+
+def _program(design: Design, base: Base) -> tuple[Any, ...]:
+    """The program a run belongs to. A steps budget that is a whole number of epochs is that many
+    epochs (the same updates on the same batches), so both designs share the runs."""
+    from claims.models._datasets import digits
+
+    budget, length = design.budget, design.length
+    per_epoch = digits().train_size // base.batch_size
+    if budget == "steps" and length % per_epoch == 0:
+        budget, length = "epochs", length // per_epoch
+    return (design.architecture, base.batch_size, design.loss, budget, length, design.record_every)
+
+
+def _config(seed: int, base: Base) -> Any:
+    from claims.gp22._sgd import RunConfig
+
+    return RunConfig(seed=seed, learning_rate=base.learning_rate, weight_decay=base.weight_decay,
+                     momentum=base.momentum)
+
+
+def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tuple[float, int, int]]]]:
+    """The stacked programs a design's runs are trained in, with (level, seed, index in the arm)
+    of each run: the arm holds the runs of every registered design in the same program."""
+    programs: dict[tuple[Any, ...], list[Any]] = {}
+    for other in [*REGISTERED, design]:
+        for _, seed, base in other.runs(seed_factor):
+            configs = programs.setdefault(_program(other, base), [])
+            config = _config(seed, base)
+            if config not in configs:
+                configs.append(config)
+    placed: dict[tuple[Any, ...], list[tuple[float, int, int]]] = {}
+    for level, seed, base in design.runs(seed_factor):
+        program = _program(design, base)
+        placed.setdefault(program, []).append((level, seed, programs[program].index(_config(seed, base))))
+    arms = []
+    for program, runs in placed.items():
+        architecture, batch_size, loss, budget, length, record_every = program
+        configs = tuple(sorted(programs[program], key=lambda c: (c.seed, c.learning_rate, c.weight_decay, c.momentum)))
+        order = {c: i for i, c in enumerate(configs)}
+        unsorted = programs[program]
+        arm = Arm(architecture, batch_size, loss, budget, length, record_every, configs)
+        arms.append((arm, [(level, seed, order[unsorted[index]]) for level, seed, index in runs]))
+    return arms
+
+
+def train_arm(arm: Arm) -> dict[str, Any]:
+    """Train one arm on the digits data; the record as plain builtins."""
+    from claims.models._datasets import digits
+    from claims.gp22._sgd import Architecture, train
+
+    data = digits()
+    architecture = Architecture.from_name(arm.architecture, data.n_inputs, data.classes)
+    steps_per_epoch = data.train_size // arm.batch_size
+    length = {arm.budget: arm.length}
+    # record_every 0: only the start and the end (an epoch count no run reaches).
+    every = arm.record_every or (arm.length if arm.budget == "epochs" else math.ceil(arm.length / steps_per_epoch)) + 1
+    record = train(architecture, data, list(arm.configs), arm.batch_size, arm.loss, record_every=every, **length)
+    return record.to_builtin()
+
+
+class DesignRunner:
+    """Trains designs, each arm once per ``directory``: with a directory shared by a session's
+    xdist workers (and only that session), the first worker to need an arm trains it under a file
+    lock and the others read its record. Without a directory, results are kept in memory."""
+
+    def __init__(self, directory: Path | None = None, seed_factor: int = 1):
+        self.directory = directory
+        self.seed_factor = seed_factor
+
+    def arm(self, arm: Arm) -> dict[str, Any]:
+        """The arm's training record, trained by whichever process asks first (``session_cached``)."""
+        return session_cached(self.directory, arm.key(), lambda: train_arm(arm))
+
+    def result(self, design: Design) -> DesignResult:
+        from claims.models._datasets import digits
+
+        runs, wall = [], 0.0
+        for arm, labels in design_arms(design, self.seed_factor):
+            record = self.arm(arm)
+            shared = {k: v for k, v in record.items() if k != "runs"}
+            wall += record["wall_time_s"]
+            runs += [RunResult(level, seed, record["runs"][index], shared) for level, seed, index in labels]
+        scale = design.scale(digits(), self.seed_factor)
+        return DesignResult(design, runs, scale, wall)

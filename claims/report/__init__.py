@@ -1,0 +1,22 @@
+"""The report layer: the report model (verdict rules, claim entries, digest), its Markdown and HTML
+renderings, figures, the citation block, run history and run comparison.
+
+It reads the evidence layer; nothing below it imports it.
+"""
+
+from __future__ import annotations
+
+from claims._lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "._figures": (
+        "plot_drift_limits", "plot_drift_orders", "plot_layer_bounds", "plot_levels", "plot_over_time",
+        "plot_panels_over_time", "plot_singular_values", "plot_success_by_width", "record_drift_orders",
+        "record_figure",
+    ),
+    "._model": ("SCHEMA", "build_report", "dumps", "loads", "render_markdown", "summary_line", "write_report"),
+    "._html": ("render_html",),
+    "._citation": ("citation_block", "content_digest"),
+    "._history": ("load_report",),
+    "._compare": ("compare", "parse_fail"),
+})

@@ -1,0 +1,178 @@
+"""claims.html: the claims report as one self-contained static page.
+
+The same content as claims.md (the sentences come from ``claims.report._model``'s part builders, written
+with an HTML ``Markup``), in a file that needs nothing else: inline CSS, no JavaScript, figures
+embedded as ``data:image/png;base64`` images, long per-test tables folded in ``<details>``. Every
+claim has a ``<section id="<claim ID>">``, so a write-up can link ``claims.html#LJ22.L1``; the
+summary table links to each. Series and details JSON stay out (the page stays a few hundred kB).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+from typing import Any, Mapping
+
+from claims.report._citation import citation_html
+from claims.report._model import (
+    LEGEND,
+    SUMMARY_HEADER,
+    TEST_HEADER,
+    Markup,
+    claim_heading,
+    counterexample_parts,
+    finding_parts,
+    papers_parts,
+    partial_parts,
+    report_digest,
+    run_lines,
+    summary_cells,
+    summary_line,
+    test_cells,
+    unlisted_lines,
+    verdict_parts,
+    violation_parts,
+)
+
+OPEN_TESTS = 12
+"""A claim's per-test table is shown open up to this many tests, folded beyond."""
+
+
+def _escape(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+HTML = Markup(
+    text=_escape,
+    code=lambda s: f"<code>{_escape(s)}</code>",
+    strong=lambda s: f"<strong>{_escape(s)}</strong>",
+    emphasis=lambda s: f"<em>{_escape(s)}</em>",
+    cell=lambda s: str(s).replace("\n", " "),
+)
+
+STYLE = """
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b; margin: 0; }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem 1.5rem 4rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem; border-bottom: 1px solid #ccc; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em; }
+pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; white-space: pre-wrap; }
+table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.9em; }
+th, td { border: 1px solid #bbb; padding: 0.2rem 0.45rem; text-align: left; vertical-align: top; }
+th { background: #eee; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td code { word-break: break-all; }
+.verdict { font-weight: 600; }
+.v-verified { background: #d9f2d9; } .v-verified-with-correction { background: #e6f2c4; }
+.v-refuted { background: #f7d4d4; } .v-error { background: #f2b8b8; } .v-inconclusive { background: #fbecc4; }
+.v-not-run, .v-untested { background: #ececec; color: #555; }
+figure { margin: 1rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.9em; color: #444; }
+details > summary { cursor: pointer; }
+.statement { background: #f8f8fb; border-left: 3px solid #99a; padding: 0.3rem 0.7rem; }
+"""
+
+_NUMERIC = {"Cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack"}
+
+
+def _figure_source(figures: Mapping[str, bytes] | Path | None, path: str) -> bytes | None:
+    if isinstance(figures, Path):
+        file = figures / path
+        return file.read_bytes() if file.is_file() else None
+    return (figures or {}).get(path)
+
+
+def _table(header: tuple[str, ...], rows: list[list[str]], verdict_column: int | None = None, raw: bool = False) -> str:
+    """A table; cells are escaped unless ``raw`` (already HTML); the verdict column is styled by class."""
+    head = "".join(f"<th>{_escape(h)}</th>" for h in header)
+    body = []
+    for row in rows:
+        cells = []
+        for i, (name, value) in enumerate(zip(header, row)):
+            text = value if raw else _escape(value)
+            if i == verdict_column:
+                cells.append(f'<td class="verdict v-{_escape(value)}">{text}</td>')
+            elif name in _NUMERIC:
+                cells.append(f'<td class="num">{text}</td>')
+            else:
+                cells.append(f"<td>{text}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _summary_table(report: dict[str, Any]) -> str:
+    rows = []
+    for c in report["claims"]:
+        cells = [_escape(v) for v in summary_cells(c)]
+        cells[0] = f'<a href="#{_escape(c["id"])}">{cells[0]}</a>'
+        rows.append(cells)
+    return _table(SUMMARY_HEADER, rows, verdict_column=SUMMARY_HEADER.index("Verdict"), raw=True)
+
+
+def _list(items: list[str]) -> str:
+    return "<ul>" + "".join(f"<li>{_escape(item)}</li>" for item in items) + "</ul>" if items else ""
+
+
+def _figure(figure: dict[str, Any], figures: Mapping[str, bytes] | Path | None) -> str:
+    png = _figure_source(figures, figure["path"])
+    caption = f"{_escape(figure['caption'])} (<code>{_escape(figure['nodeid'])}</code>, {_escape(figure['path'])})"
+    if png is None:
+        return f"<figure><figcaption>{caption}: figure file missing</figcaption></figure>"
+    data = base64.b64encode(png).decode("ascii")
+    return (
+        f'<figure><img src="data:image/png;base64,{data}" alt="{_escape(figure["caption"])}">'
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
+
+
+def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None) -> str:
+    claim_id = _escape(c["id"])
+    out = [
+        f'<section id="{claim_id}" class="claim">',
+        f'<h2><a href="#{claim_id}">{_escape(claim_heading(c))}</a></h2>',
+        f'<p class="statement">Statement: {_escape(c["statement"])}</p>',
+        f'<p class="verdict-line v-{_escape(c["verdict"])}">{HTML.join(verdict_parts(c))}</p>',
+        _list(c["why"]),
+    ]
+    for failure in c["violations"]:
+        out.append(f"<p>{HTML.join(violation_parts(failure))}</p>")
+        if failure["falsifying_example"]:
+            out.append(f"<pre>{_escape(failure['falsifying_example'])}</pre>")
+    out += [f"<p>{HTML.join(counterexample_parts(ce))}</p>" for ce in c["counterexamples"]]
+    if c["correction"]:
+        out.append(f"<p>Correction: {_escape(c['correction'])}</p>")
+    if c["evidence"]:
+        table = _table(TEST_HEADER, [test_cells(t, HTML) for t in c["evidence"]], raw=True)
+        opened = " open" if len(c["evidence"]) <= OPEN_TESTS else ""
+        out.append(f"<details{opened}><summary>Tests ({len(c['evidence'])})</summary>{table}</details>")
+    for name, f in c["findings"].items():
+        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(f["notes"]))
+    out.append(_list(c["notes"]))
+    out += [_figure(figure, figures) for figure in c.get("figures", [])]
+    out.append("</section>")
+    return "\n".join(part for part in out if part)
+
+
+def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | None = None) -> str:
+    """The report as one static HTML page. ``figures``: the PNG bytes by relative path (the report's
+    side table), or the report's directory to read them from; by default the report's own side table."""
+    if figures is None:
+        figures = getattr(report, "figure_bytes", {})
+    partial = partial_parts(report)
+    body = [
+        "<h1>Claims report</h1>",
+        f'<p class="summary"><strong>{_escape(summary_line(report))}.</strong></p>',
+        citation_html(report, report_digest(report)),
+        f"<p>{HTML.join(partial)}</p>" if partial else "",
+        "<p>" + "<br>\n".join(HTML.join(parts) for parts in run_lines(report)) + "</p>",
+        f"<p>{HTML.join(papers_parts(report))}</p>",
+        f"<p>{HTML.join(LEGEND)}</p>",
+        _summary_table(report),
+        *(f"<p>{_escape(line)}</p>" for line in unlisted_lines(report)),
+        *(_claim_section(c, figures) for c in report["claims"]),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>Claims report: {_escape(summary_line(report))}</title>\n<style>{STYLE}</style>\n</head>\n"
+        "<body><main>\n" + "\n".join(part for part in body if part) + "\n</main></body>\n</html>\n"
+    )

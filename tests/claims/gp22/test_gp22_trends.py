@@ -1,0 +1,377 @@
+"""GP22 (Galanti & Poggio, CBMM Memo 134): the empirical claims, as trend tests fixed before the data.
+
+- GP22.S32, Section 3.2's four predictions: smaller batch size, larger weight decay and larger
+  learning rate each give lower rank; lambda = 0 gives no rank minimization.
+- GP22.F2, Section 4.3 and Appendix A: every sentence that states a direction, as printed, each with
+  its own test and verdict, for the MLP-BN and RES-BN families.
+
+Rank is Section 4.1's (``claims.models._rank.section41_rank``: singular values of W / ||W||_2 outside
+[-1e-4, 1e-4]), averaged over the trainable matrices as the memo's figures average it; the
+authors' public-code convention (sigma > 1e-3 ||W||_F) is reported beside it in every case. Each
+design is trained once per session (``claims.gp22._experiments.DesignRunner``) on scikit-learn's
+digits, and every test states its rule (``claims.TrendRule``: a one-sided permutation test of
+Spearman's rho at alpha 0.05, an effect of at least 0.3) before it sees the runs. The negative
+control of every trend is the same rule on the same runs with the hyperparameter labels permuted.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from claims import (
+    TrendRule,
+    check_trend,
+    check_trend_rejected,
+    declare_verdict,
+    finding,
+    record_figure,
+    record_note,
+    record_series,
+)
+from claims.evidence import permuted_levels, recorded_series, trend_test
+from claims.gp22 import MEMO_SCALES, Base, Design, DesignResult, register
+from claims.report import plot_levels
+
+S32 = pytest.mark.claim("GP22.S32")
+F2 = pytest.mark.claim("GP22.F2")
+
+RULE = TrendRule("increasing", alpha=0.05, min_effect=0.3)
+"""Every trend here: one-sided permutation test of Spearman's rho (ties averaged), alpha 0.05,
+effect (rho in the predicted direction) >= 0.3; ``refuted`` when significant the other way."""
+NO_EFFECT = TrendRule("none", alpha=0.05, min_effect=0.3)
+"""A prediction of no effect: the 90 % bootstrap interval of rho inside (-0.3, 0.3)."""
+
+EPOCHS = 40
+BASE = Base(batch_size=32, learning_rate=0.05, weight_decay=5e-3, momentum=0.9)
+"""The base of every design (digits, 1257 training samples): momentum 0.9 as in Section 4.3; the
+rate and weight decay scaled up from the memo's (0.1 at most, 5e-4) because 40 epochs here are
+~1500 steps at B = 32 against the memo's ~195 000, and weight decay shrinks unsupported directions
+by (1 - 2 eta lambda / (1 - mu)) per step."""
+BATCH_SIZES = (32.0, 64.0, 128.0, 256.0)
+"""Doubling batch sizes; B < 32 costs most of the budget (m / B steps per epoch) and, at eta = 0.05,
+kills batch-norm runs (see ``claims.gp22._sgd``: a layer whose every output is cut by the ReLU)."""
+RATES = (0.0125, 0.025, 0.05, 0.1)
+DECAYS = (1e-3, 2.5e-3, 5e-3, 1e-2)
+SEEDS = 3
+
+
+def designs(architecture: str) -> dict[str, Design]:
+    """The one-factor designs around ``BASE`` for one architecture."""
+    steps = EPOCHS * (1257 // BASE.batch_size)
+    return {
+        "batch": Design("batch size (fixed epochs)", architecture, "batch_size", BATCH_SIZES, BASE, SEEDS, EPOCHS),
+        "batch_steps": Design(
+            "batch size (fixed steps)", architecture, "batch_size", BATCH_SIZES[:3], BASE, SEEDS, steps, budget="steps"
+        ),
+        "rate": Design("learning rate", architecture, "learning_rate", RATES, BASE, SEEDS, EPOCHS),
+        "decay": Design("weight decay", architecture, "weight_decay", DECAYS, BASE, SEEDS, EPOCHS),
+        "no_decay": Design(
+            "batch size at lambda = 0", architecture, "batch_size", (min(BATCH_SIZES), max(BATCH_SIZES)),
+            Base(BASE.batch_size, BASE.learning_rate, 0.0, BASE.momentum), SEEDS, EPOCHS,
+        ),
+    }
+
+
+MLP, MLP_BN, RES_BN = "MLP-4-32", "MLP-BN-4-32", "RES-BN-2-32"
+register(*designs(MLP).values())
+for _family in (MLP_BN, RES_BN):
+    register(*(d for name, d in designs(_family).items() if name != "batch_steps"))
+
+
+def keep_runs(result: DesignResult, response: str) -> None:
+    """Every run's numbers in the report (a later report plots rank against the hyperparameter)."""
+    for run in result.runs:
+        record_series(
+            f"{result.design.name}: {response}",
+            architecture=result.design.architecture, factor=result.design.factor, level=run.level, seed=run.seed,
+            section41_mean_rank=run.mean_rank(), authors_code_mean_rank=run.mean_rank("authors_code"),
+            section41_ranks={k: v[-1] for k, v in run.record["section41_ranks"].items()},
+            train_accuracy=run.final("train_accuracy"), test_accuracy=run.final("test_accuracy"),
+            weight_norm_sq=run.final("weight_norm_sq"), nonfinite=run.degenerate,
+        )
+
+
+def healthy(result: DesignResult) -> DesignResult:
+    """The runs that stayed finite; a run that diverged is reported, never judged."""
+    kept = result.healthy()
+    if len(kept.runs) < len(result.runs):
+        record_note(
+            f"{result.design.architecture}, {result.design.name}: {len(result.runs) - len(kept.runs)} of "
+            f"{len(result.runs)} runs stopped being finite and are left out of the trend."
+        )
+    return kept
+
+
+def rank_design(result: DesignResult, memo: str, transform=math.log2):
+    """The finite runs, their transformed levels, their mean Section 4.1 ranks and the details every
+    rank trend records."""
+    kept = healthy(result)
+    levels = [transform(r.level) for r in kept.runs]
+    ranks = [r.mean_rank() for r in kept.runs]
+    details = dict(scale=kept.scale, memo_scale=MEMO_SCALES[memo], response="section41 mean rank", level="log2 level",
+                   training_wall_time_s=kept.wall_time_s)
+    return kept, levels, ranks, details
+
+
+def judge_rank_trend(
+    result: DesignResult, rule: TrendRule, statement: str, memo: str, control: bool = False,
+    transform=math.log2, declare: bool = True,
+):
+    """The trend of the mean Section 4.1 rank over the design's levels (log2 of the level: the
+    designs double it), with the authors' convention as a finding beside it."""
+    kept, levels, ranks, details = rank_design(result, memo, transform)
+    if control:
+        return check_trend_rejected(permuted_levels(levels), ranks, rule, f"{statement} (labels permuted)", **details)
+    keep_runs(kept, "mean rank")
+    trend = check_trend(levels, ranks, rule, statement, declare=declare, **details)
+    with finding("the same trend in the authors' public-code rank (sigma > 1e-3 ||W||_F)"):
+        authors = [r.mean_rank("authors_code") for r in kept.runs]
+        check_trend(levels, authors, rule, f"{statement} [authors' code rank]",
+                    **{**details, "response": "authors-code mean rank"})
+    return trend
+
+
+def judge_no_rank_minimization(result: DesignResult, statement: str, memo: str, control: bool = False) -> None:
+    """lambda = 0 'gives no rank minimization': every run's mean rank at the end against its rank at
+    initialization (levels 0 and 1), judged as no effect (``NO_EFFECT``)."""
+    kept = healthy(result)
+    levels = [0.0] * len(kept.runs) + [1.0] * len(kept.runs)
+    ranks = [r.mean_rank(at=0) for r in kept.runs] + [r.mean_rank() for r in kept.runs]
+    details = dict(scale=kept.scale, memo_scale=MEMO_SCALES[memo], response="section41 mean rank",
+                   level="0 = initialization, 1 = end of training")
+    if control:
+        # The same equivalence rule must not accept the lambda > 0 runs, whose rank does fall.
+        check_trend_rejected(levels, ranks, NO_EFFECT, f"{statement} (lambda > 0 runs)", **details)
+        return
+    keep_runs(kept, "rank at lambda = 0")
+    check_trend(levels, ranks, NO_EFFECT, statement, **details)
+
+
+FACTOR_LABELS = {"batch_size": "batch size B", "learning_rate": "learning rate eta", "weight_decay": "weight decay lambda"}
+
+
+def rank_figure(design_runner, panels: list[tuple[Design, object]], name: str) -> None:
+    """The mean Section 4.1 rank of every kept run against the design's levels (the runs recorded by
+    ``keep_runs``), one panel per (design, the trend judged on it)."""
+    first = panels[0][0]
+    base = ", ".join(f"{k} {v:g}" for k, v in vars(first.base).items() if k != first.factor)
+    figure = plot_levels(
+        [dict(levels=[r["level"] for r in rows], responses=[r["section41_mean_rank"] for r in rows],
+              xlabel=FACTOR_LABELS[design.factor] + (f" ({design.length} SGD steps)" if design.budget == "steps" else ""),
+              title=f"{design.name}: Spearman rho {trend.correlation:+.2f}, p {trend.p_predicted:.2g} ({trend.verdict})")
+         for design, trend in panels
+         for rows in [recorded_series(f"{design.name}: mean rank")]],
+        ylabel="mean Section 4.1 rank", title=f"{first.architecture}: rank against the {FACTOR_LABELS[first.factor]}",
+    )
+    record_figure(
+        figure, name,
+        caption=(f"{first.architecture}: the Section 4.1 rank averaged over the trainable matrices at the end of training, "
+                 f"against the {FACTOR_LABELS[first.factor]} (log scale); one point per seed, the mean per level with the "
+                 "seeds' range; the panel title gives the trend test of the claim's statement."),
+        scale=(f"{first.architecture} on digits (1257 training samples), {first.seeds * design_runner.seed_factor} seeds "
+               f"per level, {first.length} {first.budget}, base {base}, momentum SGD"),
+    )
+
+
+# --- GP22.S32: Section 3.2's predictions (MLP-4-32; the theory covers networks without BN) -------
+
+
+BATCH_CORRECTION = (
+    "smaller batch size gives lower rank at a fixed number of epochs (the memo's design, B = 32..256, where a "
+    "smaller batch also takes more SGD steps); at a fixed number of SGD steps (B = 32..128) the rank rises as the "
+    "batch shrinks, so the effect at fixed epochs goes with the number of updates, not with the batch size as "
+    "Section 3.2's mechanism has it"
+)
+
+
+@S32
+def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
+    """Sec. 3.2: "we expect training with smaller batch sizes to produce matrices of smaller ranks" (when
+    fixing the rest of the hyperparameters). The memo's design (fixed epochs) decides the verdict; the
+    fixed-steps design, which separates the batch size from the number of updates, only qualifies it:
+    significant the other way, it makes the verdict a correction (written out); otherwise it is a
+    finding."""
+    statement = "smaller batch size gives lower rank"
+    epochs = judge_rank_trend(design_runner.result(designs(MLP)["batch"]), RULE,
+                              f"{statement} (fixed epochs, the memo's design)", "S32")
+    steps, levels, ranks, details = rank_design(design_runner.result(designs(MLP)["batch_steps"]), "S32")
+    keep_runs(steps, "mean rank")
+    if epochs.verdict == "verified" and trend_test(levels, ranks, RULE).verdict == "refuted":
+        fixed_steps = check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", declare=False, **details)
+        declare_verdict("verified-with-correction", BATCH_CORRECTION)
+    else:
+        with finding("batch size at a fixed number of SGD steps"):
+            fixed_steps = check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", **details)
+    rank_figure(design_runner, [(designs(MLP)["batch"], epochs), (designs(MLP)["batch_steps"], fixed_steps)],
+                "rank against batch size")
+
+
+@S32
+def test_s32_larger_weight_decay_gives_lower_rank(design_runner):
+    trend = judge_rank_trend(design_runner.result(designs(MLP)["decay"]), TrendRule("decreasing"),
+                             "larger weight decay gives lower rank", "S32")
+    rank_figure(design_runner, [(designs(MLP)["decay"], trend)], "rank against weight decay")
+
+
+@S32
+def test_s32_larger_learning_rate_gives_lower_rank(design_runner):
+    trend = judge_rank_trend(design_runner.result(designs(MLP)["rate"]), TrendRule("decreasing"),
+                             "larger learning rate gives lower rank", "S32")
+    rank_figure(design_runner, [(designs(MLP)["rate"], trend)], "rank against learning rate")
+
+
+@S32
+def test_s32_no_weight_decay_gives_no_rank_minimization(design_runner):
+    judge_no_rank_minimization(design_runner.result(designs(MLP)["no_decay"]),
+                               "lambda = 0 gives no rank minimization", "S32")
+
+
+@pytest.mark.claim("GP22.S32", negative_control=True)
+@pytest.mark.parametrize("design, direction", [("batch", "increasing"), ("batch_steps", "increasing"),
+                                               ("decay", "decreasing"), ("rate", "decreasing")])
+def test_s32_permuted_labels_rejected(design_runner, design, direction):
+    judge_rank_trend(design_runner.result(designs(MLP)[design]), TrendRule(direction),
+                     f"rank {direction} in {design}", "S32", control=True)
+
+
+@pytest.mark.claim("GP22.S32", negative_control=True)
+def test_s32_no_rank_minimization_rejected_with_weight_decay(design_runner):
+    judge_no_rank_minimization(design_runner.result(designs(MLP)["batch"]),
+                               "no rank minimization", "S32", control=True)
+
+
+# --- GP22.F2: Section 4.3 and Appendix A, sentence by sentence (MLP-BN and RES-BN) ---------------
+
+FAMILIES = pytest.mark.parametrize("architecture", [MLP_BN, RES_BN])
+
+
+@F2
+@FAMILIES
+def test_f2_increasing_batch_size_leads_to_lower_ranks(design_runner, architecture):
+    """Sec. 4.3: "by increasing the batch size, we essentially strengthen the low-rank constraint over
+    the network's matrices, which eventually leads to lower ranks" (as printed: rank falls with B)."""
+    record_note(
+        "GP22.F2: Section 4.3 prints two batch-size sentences that contradict each other (this one, and the next: "
+        "smaller ranks with smaller batch sizes). Both are encoded as printed on the same runs, so at most one can be "
+        "verified and any detectable batch-size effect refutes one of them: F2 cannot come out verified as printed."
+    )
+    judge_rank_trend(design_runner.result(designs(architecture)["batch"]), TrendRule("decreasing"),
+                     "increasing the batch size leads to lower ranks (as printed in Sec. 4.3)", "F2")
+
+
+@F2
+@FAMILIES
+def test_f2_smaller_batch_sizes_give_smaller_ranks(design_runner, architecture):
+    """Sec. 4.3, the next sentence: "we should expect the rank of the various matrices to be smaller
+    when training the network with smaller batch sizes" (rank rises with B)."""
+    trend = judge_rank_trend(design_runner.result(designs(architecture)["batch"]), RULE,
+                             "smaller batch sizes give smaller ranks", "F2")
+    rank_figure(design_runner, [(designs(architecture)["batch"], trend)], "rank against batch size")
+
+
+@F2
+@FAMILIES
+def test_f2_increasing_learning_rate_leads_to_lower_ranks(design_runner, architecture):
+    """Sec. 4.3: "when increasing the learning rate, the rank minimization constraint strengthens as
+    well, which leads to lower ranks ..."."""
+    trend = judge_rank_trend(design_runner.result(designs(architecture)["rate"]), TrendRule("decreasing"),
+                             "increasing the learning rate leads to lower ranks", "F2")
+    rank_figure(design_runner, [(designs(architecture)["rate"], trend)], "rank against learning rate")
+
+
+@F2
+@FAMILIES
+def test_f2_increasing_learning_rate_leads_to_worse_training_performance(design_runner, architecture):
+    """Sec. 4.3: "... and worse training performance" (train accuracy falls with the rate)."""
+    result = healthy(design_runner.result(designs(architecture)["rate"]))
+    levels = [math.log2(r.level) for r in result.runs]
+    accuracy = [r.final("train_accuracy") for r in result.runs]
+    keep_runs(result, "train accuracy")
+    check_trend(levels, accuracy, TrendRule("decreasing"), "increasing the learning rate gives worse training accuracy",
+                scale=result.scale, memo_scale=MEMO_SCALES["F2"], response="train accuracy")
+
+
+@F2
+@FAMILIES
+def test_f2_increasing_weight_decay_strengthens_rank_minimization(design_runner, architecture):
+    """Sec. 4.3: "by increasing lambda we typically impose stronger rank minimization constraints"."""
+    trend = judge_rank_trend(design_runner.result(designs(architecture)["decay"]), TrendRule("decreasing"),
+                             "increasing lambda gives lower ranks", "F2")
+    rank_figure(design_runner, [(designs(architecture)["decay"], trend)], "rank against weight decay")
+
+
+@F2
+@FAMILIES
+def test_f2_no_rank_minimization_at_zero_weight_decay_regardless_of_batch_size(design_runner, architecture):
+    """Sec. 4.3: "regardless of the batch size, we do not have any rank minimization when lambda = 0"."""
+    judge_no_rank_minimization(design_runner.result(designs(architecture)["no_decay"]),
+                               "lambda = 0: no rank minimization, at every batch size", "F2")
+
+
+@F2
+@FAMILIES
+def test_f2_large_batches_make_the_low_rank_constraint_negligible(design_runner, architecture):
+    """App. A: "when the batch sizes are too large or the learning rates are too small, the low-rank
+    constraint is negligible": at the largest batch size, and at the smallest rate, the rank at the
+    end is the rank at initialization."""
+    batch = design_runner.result(designs(architecture)["batch"])
+    largest = batch.where(lambda r: r.level == max(BATCH_SIZES))
+    judge_no_rank_minimization(largest, f"B = {max(BATCH_SIZES):.0f}: the low-rank constraint is negligible", "F2")
+    rate = design_runner.result(designs(architecture)["rate"])
+    smallest = rate.where(lambda r: r.level == min(RATES))
+    judge_no_rank_minimization(smallest, f"eta = {min(RATES)}: the low-rank constraint is negligible", "F2")
+
+
+def matrix_ranks(result: DesignResult, names: tuple[str, ...]) -> tuple[list[int], list[float]]:
+    """(position of the matrix, its Section 4.1 rank at the end) over every run and matrix."""
+    positions, ranks = [], []
+    for run in result.runs:
+        for position, name in enumerate(names):
+            positions.append(position)
+            ranks.append(run.record["section41_ranks"][name][-1])
+    return positions, ranks
+
+
+def active_runs(result: DesignResult) -> DesignResult:
+    """App. A's profiles are stated "when the rank constraint is active": the runs of the design's
+    smallest batch size (fixed before the data: the memo's active regime is small B, large eta)."""
+    smallest = min(r.level for r in result.runs)
+    return result.where(lambda r: r.level == smallest)
+
+
+@F2
+def test_f2_mlp_rank_profile_is_an_encoder_decoder_bottleneck(design_runner):
+    """App. A: "for MLPs ... the ranks of the bottom and top layers are larger than the ranks of the
+    mid-layers": rank rises with the distance of a hidden matrix from the middle of the stack. The
+    output matrix (10 x 32) is left out: its rank is capped by the 10 classes, not by training."""
+    result = active_runs(healthy(design_runner.result(designs(MLP_BN)["batch"])))
+    names = tuple(f"hidden{l}" for l in range(1, 5))
+    positions, ranks = matrix_ranks(result, names)
+    middle = (len(names) - 1) / 2
+    check_trend([abs(p - middle) for p in positions], ranks, RULE,
+                "MLP: bottom and top layers have larger rank than the mid-layers",
+                scale=result.scale, memo_scale=MEMO_SCALES["F2"], matrices=list(names),
+                level="distance of the hidden matrix from the middle of the stack")
+
+
+@F2
+def test_f2_resnet_rank_profile_is_balanced(design_runner):
+    """App. A: "for ResNets we obtain a balanced structure in which the matrices within the residual
+    blocks are of the same rank": no trend of rank with the matrix's position in the blocks."""
+    result = active_runs(healthy(design_runner.result(designs(RES_BN)["batch"])))
+    names = tuple(f"block{l}.W{i}" for l in (1, 2) for i in (1, 2))
+    positions, ranks = matrix_ranks(result, names)
+    check_trend(positions, ranks, NO_EFFECT, "ResNet: the matrices within the residual blocks have the same rank",
+                scale=result.scale, memo_scale=MEMO_SCALES["F2"], matrices=list(names),
+                level="position of the matrix in the residual blocks")
+
+
+@pytest.mark.claim("GP22.F2", negative_control=True)
+@FAMILIES
+@pytest.mark.parametrize("design, direction", [("batch", "increasing"), ("batch", "decreasing"),
+                                               ("rate", "decreasing"), ("decay", "decreasing")])
+def test_f2_permuted_labels_rejected(design_runner, architecture, design, direction):
+    judge_rank_trend(design_runner.result(designs(architecture)[design]), TrendRule(direction),
+                     f"rank {direction} in {design}", "F2", control=True)

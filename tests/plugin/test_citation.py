@@ -1,0 +1,151 @@
+"""Citing the suite and its reports: CITATION.cff is valid and agrees with the library (version,
+the papers' pinned records), and a report's content digest names its results, not its run."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+import claims
+from claims.report._citation import PAPERS, citation_block, content_digest, stable_claims
+from claims.report._model import TestRecord, build_report, dumps, loads
+
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
+CFF = ROOT / "CITATION.cff"
+
+
+@pytest.fixture(scope="module")
+def citation():
+    from cffconvert.cli.create_citation import create_citation
+
+    return create_citation(str(CFF), None)
+
+
+def test_citation_cff_is_valid_and_has_the_package_version(citation):
+    citation.validate()  # raises on a schema violation
+    cff = citation.cffobj
+    assert cff["cff-version"] == "1.2.0" and cff["type"] == "software" and cff["title"] == "lowrank-claims"
+    assert str(cff["version"]) == claims.__version__
+    assert cff["license"] == "MIT" and cff["authors"] == [{"name": "lowrank-claims contributors"}]
+
+
+def test_citation_cff_references_are_the_library_paper_records(citation):
+    references = citation.cffobj["references"]
+    assert len(references) == len(PAPERS)
+    for reference, paper in zip(references, PAPERS):
+        assert reference["type"] == paper.cff_type
+        assert reference["title"] == paper.title
+        assert [(a["given-names"], a["family-names"]) for a in reference["authors"]] == list(paper.authors)
+        assert reference["year"] == paper.year and reference["url"] == paper.url
+        assert [(i["value"], i["description"]) for i in reference["identifiers"]] == list(paper.identifiers)
+
+
+RUN = {
+    "started": "2026-01-02T03:04:05+00:00", "finished": "2026-01-02T03:05:00+00:00", "complete": True,
+    "selection": "full", "selection_reasons": [], "selected_claims": ["LJ22.L1"], "profile": "ci",
+    "hypothesis_seed": None, "workers": 0, "versions": {"lowrank-claims": claims.__version__},
+    "git": {"commit": "0123456789abcdef0123456789abcdef01234567", "dirty": True}, "command": "pytest",
+    "replay": "pytest --hypothesis-profile=ci",
+}
+
+
+def report(wall: float = 1.0, duration: float = 0.5, error: float = 1e-3, run: dict | None = None) -> dict:
+    holding = {"error": error, "tolerance": 1e-2, "details": {"error_scale": "relative", "training_wall_time_s": wall}}
+    evidence = {"cases": 3, "holding": holding, "notes": [], "details": holding["details"],
+                "series": [{"series": "s", "sweep_wall_time_s": wall, "time": 2.0}]}
+    record = TestRecord("t.py::test_a", ["LJ22.L1"], False, outcome="passed", reason=None, evidence=evidence,
+                        duration=duration)
+    return build_report(run or RUN, {record.nodeid: record})
+
+
+def test_the_digest_names_the_results_not_the_run():
+    base = report()
+    digest = content_digest(base)
+    assert base["citation"] == {"digest": digest,
+                                "digest_of": "claims section, canonical JSON, without durations and wall times"}
+    other_run = {**RUN, "started": "2027-01-01T00:00:00+00:00", "workers": 2, "git": {"commit": "f" * 40, "dirty": False}}
+    assert content_digest(report(wall=99.0, duration=7.0, run=other_run)) == digest
+    assert content_digest(report(error=2e-3)) != digest
+    assert content_digest(loads(dumps(base))) == digest  # the same report read back from claims.json
+    kept = stable_claims(base)[0]["evidence"][0]
+    assert "duration" not in kept and "training_wall_time_s" not in kept["details"]
+    assert kept["series"] == [{"series": "s", "time": 2.0}]  # a flow time is a result, a wall time is not
+    assert "training_wall_time_s" in base["claims"][0]["evidence"][0]["details"]  # the report itself keeps it
+
+
+def test_the_citation_block_names_version_commit_digest_profile_seed_date_and_papers():
+    base = report()
+    digest = base["citation"]["digest"]
+    block = citation_block(base, digest)
+    for text in (block["markdown"], block["html"]):
+        assert claims.__version__ in text and RUN["git"]["commit"] in text and "dirty" in text
+        assert f"sha256:{digest}" in text and "derandomized" in text and RUN["started"] in text
+        for paper in PAPERS:
+            assert f"{{{paper.bibtex_key}," in text and paper.url in text
+        assert "2505.21722v1" in text and "XEW8CQgArno" in text and "134" in text
+        assert f"lowrank-claims-report-{digest[:12]}" in text
+    assert "Hypothesis seed: 12345" in citation_block(report(run={**RUN, "hypothesis_seed": 12345}))["markdown"]
+    assert "<" not in block["html"].split("<pre>", 1)[1].split("</pre>", 1)[0]  # BibTeX escaped in HTML
+
+
+CLAIM_MODULE = """
+import time
+import pytest
+from hypothesis import given, strategies as st
+from claims import check_close, check_rejected, record_figure, record_note, record_series
+from claims.report._figures import plot_over_time
+
+@pytest.mark.claim("LJ22.L1")
+@given(st.floats(0.25, 1))
+def test_identity(x):
+    start = time.perf_counter()
+    check_close(x * 2, x + x, tolerance=1e-15, training_wall_time_s=time.perf_counter() - start)
+    record_note("doubling is adding")
+
+@pytest.mark.claim("LJ22.L1", negative_control=True)
+@given(st.floats(0.5, 1))
+def test_control(x):
+    check_rejected(x * 3, x + x, tolerance=1e-15)
+
+@pytest.mark.claim("GP22.F1")
+@pytest.mark.parametrize("width", [2, 3])
+def test_sweep(width):
+    levels = [1, 2, 3, 4, 5]
+    responses = [width * level for level in levels]
+    check_close(sum(responses), width * 15, tolerance=0.0, sweep_wall_time_s=time.perf_counter())
+    record_series("responses", levels=levels, responses=responses, wall_time_s=time.perf_counter())
+    figure = plot_over_time(levels, {"response": responses}, xlabel="level", ylabel="response", title="responses")
+    record_figure(figure, "responses", caption="responses by level", scale="10 runs")
+"""
+
+
+def test_the_digest_is_the_same_with_and_without_xdist(pytester, monkeypatch):
+    monkeypatch.setenv("CI", "true")  # the ci profile: derandomized
+    pytester.makeconftest('pytest_plugins = ["claims.plugin"]')
+    pytester.makepyfile(test_claims=CLAIM_MODULE)
+    reports = []
+    for workers, directory in (("0", "serial"), ("2", "parallel")):
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "xdist", "-n", workers,
+                                               f"--claims-report-dir={directory}")
+        result.assert_outcomes(passed=4)
+        written = [pytester.path / directory / "claims.json", pytester.path / directory / "partial" / "claims.json"]
+        path = next(p for p in written if p.exists())
+        reports.append(json.loads(path.read_text()))
+        assert sorted(p.name for p in (path.parent / "figures").iterdir()) == [
+            "GP22.F1__test_sweep-2__responses.png", "GP22.F1__test_sweep-3__responses.png"]
+    serial, parallel = reports
+    assert (serial["run"]["workers"], parallel["run"]["workers"]) == (0, 2)
+    assert serial["citation"]["digest"] == parallel["citation"]["digest"]
+    assert content_digest(serial) == serial["citation"]["digest"]
+    assert stable_claims(serial) == stable_claims(parallel)
+    f1 = next(c for c in serial["claims"] if c["id"] == "GP22.F1")
+    assert [(f["nodeid"], f["path"]) for f in f1["figures"]] == [
+        (f"test_claims.py::test_sweep[{w}]", f"figures/GP22.F1__test_sweep-{w}__responses.png") for w in (2, 3)]
+    without = copy.deepcopy(serial["claims"])
+    for entry in without:
+        for test in entry["evidence"]:
+            test.pop("duration")
+    assert without != stable_claims(serial)  # wall times were there, and the digest left them out

@@ -1,0 +1,85 @@
+"""Unit tests of ``claims.gp22._experiments``: designs, their grouping into stacked programs, and the
+session cache that trains each program once across xdist workers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from claims.gp22 import _experiments
+from claims.gp22._experiments import Base, Design, DesignRunner, design_arms, register
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+BASE = Base(batch_size=64, learning_rate=0.05, weight_decay=1e-3, momentum=0.9)
+
+
+@pytest.fixture(autouse=True)
+def empty_registry(monkeypatch):
+    monkeypatch.setattr(_experiments, "REGISTERED", [])
+
+
+def tiny(name: str, factor: str, levels, budget: str = "epochs", length: int = 1) -> Design:
+    return Design(name, "MLP-1-4", factor, tuple(levels), BASE, seeds=2, length=length, budget=budget)
+
+
+def test_design_runs_cover_levels_times_seeds_and_scale_with_the_seed_factor():
+    design = tiny("rate", "learning_rate", (0.01, 0.1))
+    assert [(level, seed) for level, seed, _ in design.runs()] == [(0.01, 0), (0.01, 1), (0.1, 0), (0.1, 1)]
+    assert len(design.runs(seed_factor=3)) == 12
+    assert {base.learning_rate for _, _, base in design.runs()} == {0.01, 0.1}
+    batch = tiny("batch", "batch_size", (32.0, 64.0))
+    assert {base.batch_size for _, _, base in batch.runs()} == {32, 64}
+
+
+def test_registered_designs_share_one_program_per_batch_size():
+    rate, decay = tiny("rate", "learning_rate", (0.01, 0.05)), tiny("decay", "weight_decay", (1e-3, 1e-2))
+    register(rate, decay)
+    (arm, placed), = design_arms(rate)
+    (other, _), = design_arms(decay)
+    assert arm == other  # one program: both designs at B = 64
+    # the base configuration (lr 0.05, lambda 1e-3) is in both designs and trained once
+    assert len(arm.configs) == 6
+    for level, seed, index in placed:
+        assert (arm.configs[index].learning_rate, arm.configs[index].seed) == (level, seed)
+
+
+def test_a_steps_budget_of_whole_epochs_is_that_many_epochs():
+    from claims.models._datasets import digits
+
+    per_epoch = digits().train_size // BASE.batch_size
+    epochs, steps = tiny("e", "learning_rate", (0.05,), length=2), tiny("s", "learning_rate", (0.05,), "steps", 2 * per_epoch)
+    register(epochs, steps)
+    assert design_arms(epochs)[0][0] == design_arms(steps)[0][0]
+    assert design_arms(tiny("t", "learning_rate", (0.05,), "steps", 2 * per_epoch + 1))[0][0].budget == "steps"
+
+
+def test_runner_trains_each_program_once_per_directory(tmp_path, monkeypatch):
+    calls = []
+    real = _experiments.train_arm
+
+    def counting(arm):
+        calls.append(arm.key())
+        return real(arm)
+
+    monkeypatch.setattr(_experiments, "train_arm", counting)
+    design = tiny("rate", "learning_rate", (0.01, 0.05))
+    first = DesignRunner(tmp_path).result(design)
+    second = DesignRunner(tmp_path).result(design)  # another worker: reads the stored record
+    assert len(calls) == 1
+    assert json.dumps([r.record for r in first.runs]) == json.dumps([r.record for r in second.runs])  # NaN at step 0
+    assert [(r.level, r.seed) for r in first.runs] == [(0.01, 0), (0.01, 1), (0.05, 0), (0.05, 1)]
+    for run in first.runs:
+        assert run.record["config"]["learning_rate"] == run.level and run.record["config"]["seed"] == run.seed
+        assert run.arm["dtype"] == "float64"
+    assert first.scale["seeds_per_level"] == 2 and "digits" in first.scale["data"]
+
+
+def test_a_run_result_is_the_same_run_whatever_it_is_stacked_with(tmp_path):
+    alone = DesignRunner(tmp_path / "a").result(tiny("rate", "learning_rate", (0.05,)))
+    register(tiny("decay", "weight_decay", (1e-2, 3e-2)))
+    stacked = DesignRunner(tmp_path / "b").result(tiny("rate", "learning_rate", (0.05,)))
+    for a, b in zip(alone.runs, stacked.runs):
+        assert a.mean_rank() == b.mean_rank()
+        assert a.final("train_loss") == pytest.approx(b.final("train_loss"), rel=1e-10)

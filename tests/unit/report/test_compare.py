@@ -1,0 +1,414 @@
+"""Comparing two claims reports (``claims.report._compare``) and ``python -m claims compare``: pure data,
+small synthetic reports, plus the real ``reports/claims.json`` when there is one."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from claims.__main__ import main
+from claims.report._compare import (
+    DEFAULT_FAIL,
+    compare,
+    parse_fail,
+    parse_rules,
+    regressions,
+    render_header,
+    render_table,
+)
+from claims.evidence._record import margin
+from claims.report._model import SCHEMA, dumps
+
+REAL_REPORT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "reports" / "claims.json"
+
+
+def claim(claim_id: str, verdict: str = "verified", *, cases: int = 100, max_error: float | None = 1e-16,
+          tolerance: float | None = 1e-14, min_slack: float | None = None, control: str = "rejected",
+          counterexamples: list | None = None, trends: list | None = None) -> dict:
+    """A claim entry with the keys a comparison reads (the report's own entry has more)."""
+    entry = {
+        "id": claim_id, "verdict": verdict, "cases": cases, "degenerate": 0, "max_error": max_error,
+        "tolerance": tolerance, "margin": margin(max_error, tolerance) if max_error else None,
+        "min_slack": min_slack, "negative_control": control, "counterexamples": counterexamples or [],
+        "evidence": [], "notes": [], "findings": {},
+    }
+    if trends is not None:
+        entry["trends"] = trends
+    return entry
+
+
+def report(*claims: dict, profile: str = "ci", commit: str = "0123456789abcdef" * 2, torch: str = "2.13.0") -> dict:
+    """A minimal valid report: a full, complete run of ``claims``."""
+    verdicts = [c["verdict"] for c in claims]
+    return {
+        "schema": SCHEMA,
+        "papers": {},
+        "run": {
+            "started": "2026-11-22T08:00:00+00:00", "finished": "2026-11-22T08:05:00+00:00", "complete": True,
+            "selection": "full", "profile": profile, "hypothesis_seed": None if profile == "ci" else 1234,
+            "git": {"commit": commit, "dirty": False}, "versions": {"torch": torch, "lowrank-claims": "0.2.0"},
+        },
+        "claims": list(claims),
+        "summary": {v: verdicts.count(v) for v in set(verdicts)},
+    }
+
+
+def trend(statement: str = "rank falls with the rate", p: float = 0.01, verdict: str = "verified",
+          effect: float = 0.6, control: bool = False, nodeid: str = "tests/test_t.py::test_rate") -> dict:
+    return {"nodeid": nodeid, "statement": statement, "control": control, "verdict": verdict, "p_predicted": p,
+            "p_opposite": 1 - p, "alpha": 0.05, "effect": effect, "min_effect": 0.3, "n": 9}
+
+
+def counterexample(nodeid: str = "tests/test_x.py::test_printed", statement: str | None = None) -> dict:
+    details = {"error_scale": "absolute"} | ({"statement": statement} if statement else {})
+    return {"nodeid": nodeid, "error": 0.5, "tolerance": 1e-14, "details": details}
+
+
+BASE = report(claim("LJ22.L1"), claim("GP22.P1", min_slack=0.5), claim("BSJ25.T31", max_error=0.0))
+
+
+def edited(base: dict, claim_id: str, **changes) -> dict:
+    new = copy.deepcopy(base)
+    next(c for c in new["claims"] if c["id"] == claim_id).update(changes)
+    return new
+
+
+def fired(old: dict, new: dict, *exprs: str) -> list[tuple[str, str]]:
+    return [(r.change.claim, r.change.what) for r in regressions(compare(old, new), list(exprs) or None)]
+
+
+# ------------------------------------------------------------------------------------ changes
+
+
+def test_identical_reports_have_no_change():
+    comparison = compare(BASE, copy.deepcopy(BASE), "baseline.json")
+    assert comparison.changes == [] and comparison.run_differences == []
+    assert regressions(comparison, parse_rules(["verdict:any", "margin:1", "slack:1", "cases", "p"])) == []
+    assert render_table(comparison) == "no change against baseline.json"
+
+
+def test_an_edited_verdict_is_a_regression_named_in_the_table():
+    comparison = compare(BASE, edited(BASE, "GP22.P1", verdict="refuted"))
+    [regression] = regressions(comparison)
+    assert (regression.change.claim, regression.change.old, regression.change.new) == ("GP22.P1", "verified", "refuted")
+    [row] = [line for line in render_table(comparison).splitlines() if line.startswith("GP22.P1")]
+    assert row.split()[:5] == ["GP22.P1", "verdict", "verified", "refuted", "FAIL"]
+
+
+@pytest.mark.parametrize("old, new, worse", [
+    ("verified", "verified-with-correction", True),
+    ("verified-with-correction", "inconclusive", True),
+    ("inconclusive", "not-run", True),
+    ("not-run", "untested", False),
+    ("untested", "refuted", True),
+    ("refuted", "error", True),
+    ("error", "refuted", False),
+    ("refuted", "verified", False),
+    ("inconclusive", "verified", False),
+    ("verified", "some-future-verdict", True),
+])
+def test_verdict_fires_on_a_move_to_a_worse_rank_and_verdict_any_on_every_move(old, new, worse):
+    before, after = edited(BASE, "LJ22.L1", verdict=old), edited(BASE, "LJ22.L1", verdict=new)
+    assert fired(before, after, "verdict") == ([("LJ22.L1", "verdict")] if worse else [])
+    assert fired(before, after, "verdict:any") == [("LJ22.L1", "verdict")]
+
+
+def test_margin_drop_by_a_factor():
+    old = report(claim("LJ22.L1", max_error=1e-16, tolerance=1e-13))  # margin 1000
+    new = report(claim("LJ22.L1", max_error=1e-14, tolerance=1e-13))  # margin 10
+    [change] = compare(old, new).changes
+    assert (change.what, change.old, change.new) == ("margin", pytest.approx(1000), pytest.approx(10))
+    assert fired(old, new, "margin:10") == [("LJ22.L1", "margin")]
+    assert fired(old, new, "margin:100") == []  # a drop by exactly 100 is not by more than 100
+    assert fired(new, old, "margin:1") == []  # a margin that grows
+    assert fired(old, new) == []  # not a default rule: nightly's worst cases move margins this much
+    table = render_table(compare(old, new), rules=parse_rules(["margin:10"]))
+    assert "1e+03" in table and "error 1e-16 -> 1e-14" in table and "FAIL" in table
+
+
+def test_an_exact_margin_that_becomes_finite_is_an_infinite_drop():
+    old, new = report(claim("LJ22.L1", max_error=0.0)), report(claim("LJ22.L1", max_error=1e-20))
+    [change] = compare(old, new).changes
+    assert change.old == float("inf")
+    assert fired(old, new, "margin:1000000") == [("LJ22.L1", "margin")]
+    assert "exact" in render_table(compare(old, new))
+
+
+@pytest.mark.parametrize("old, new, fires", [
+    (0.5, 0.01, True),
+    (0.5, 0.2, False),
+    (0.5, -1e-16, True),  # from room to none: an infinite drop
+    (1e-9, 0.0, True),
+    (-1e-16, -5e-16, False),  # an inequality at equality within rounding has no room to lose
+    (0.0, -1e-16, False),
+    (None, 0.1, False),
+    (0.5, None, False),
+])
+def test_slack_drop_by_a_factor(old, new, fires):
+    before, after = report(claim("GP22.E8", min_slack=old)), report(claim("GP22.E8", min_slack=new))
+    assert [c.what for c in compare(before, after).changes] == ["slack"]
+    assert fired(before, after, "slack:10") == ([("GP22.E8", "slack")] if fires else [])
+
+
+def test_cases_drop():
+    old, new = report(claim("LJ22.L1", cases=100)), report(claim("LJ22.L1", cases=40))
+    assert fired(old, new, "cases") == [("LJ22.L1", "cases")]
+    assert fired(old, new, "cases:2") == [("LJ22.L1", "cases")]
+    assert fired(old, new, "cases:3") == []
+    assert fired(new, old, "cases") == []
+    assert fired(old, report(claim("LJ22.L1", cases=0)), "cases:1000") == [("LJ22.L1", "cases")]
+
+
+def test_a_p_value_crossing_alpha_upward_fires_p():
+    old = report(claim("GP22.S32", trends=[trend(p=0.01)]))
+    new = report(claim("GP22.S32", trends=[trend(p=0.2, verdict="inconclusive")]))
+    comparison = compare(old, new)
+    assert [c.what for c in comparison.changes] == ["trend", "p"]
+    assert sorted(fired(old, new, "p")) == [("GP22.S32", "p"), ("GP22.S32", "trend")]
+    assert fired(new, old, "p") == []  # downward: the trend got stronger
+    assert "crosses alpha upward" in render_table(comparison)
+    assert "crosses alpha downward" in render_table(compare(new, old))
+
+
+def test_a_p_value_that_moves_on_one_side_of_alpha_is_shown_but_does_not_fire():
+    old = report(claim("GP22.S32", trends=[trend(p=0.01, effect=0.6)]))
+    new = report(claim("GP22.S32", trends=[trend(p=0.02, effect=0.5)]))
+    assert [c.what for c in compare(old, new).changes] == ["p", "effect"]
+    assert fired(old, new, "p") == []
+
+
+def test_a_control_trend_fires_p_when_it_becomes_significant():
+    old = report(claim("GP22.S32", trends=[trend(p=0.5, verdict="inconclusive", control=True)]))
+    new = report(claim("GP22.S32", trends=[trend(p=0.01, verdict="verified", control=True)]))
+    assert sorted(fired(old, new, "p")) == [("GP22.S32", "p"), ("GP22.S32", "trend")]
+    assert fired(new, old, "p") == []
+
+
+def test_trends_are_read_from_the_claim_the_tests_or_older_reports_details():
+    statement, nodeid = "rank falls with the rate", "tests/test_t.py::test_rate"
+
+    def older(p):  # schema 2 before trends were listed: the worst trend case's numbers in the details
+        details = {"evidence": "trend", "statement": statement, "p_predicted": p, "rule_alpha": 0.05,
+                   "effect": 0.6, "rule_min_effect": 0.3, "verdict": "verified" if p <= 0.05 else "inconclusive"}
+        entry = claim("GP22.S32")
+        entry["evidence"] = [{"nodeid": nodeid, "role": "evidence", "details": details}]
+        return report(entry)
+
+    def per_test(p):
+        entry = claim("GP22.S32")
+        test_trend = {k: v for k, v in trend(statement, p, "verified" if p <= 0.05 else "inconclusive").items()
+                      if k != "nodeid"}
+        entry["evidence"] = [{"nodeid": nodeid, "role": "evidence", "details": {}, "trends": [test_trend]}]
+        return report(entry)
+
+    def per_claim(p):
+        return report(claim("GP22.S32", trends=[trend(statement, p, "verified" if p <= 0.05 else "inconclusive")]))
+
+    for build in (older, per_test, per_claim):
+        assert sorted(fired(build(0.01), build(0.2), "p")) == [("GP22.S32", "p"), ("GP22.S32", "trend")]
+    assert compare(older(0.01), per_claim(0.01)).changes == []
+
+
+def test_a_new_counterexample_fires_and_a_vanished_one_is_only_shown():
+    old = report(claim("BSJ25.P34", counterexamples=[counterexample(statement="at least ceil((1-p)L)")]))
+    new = report(claim("BSJ25.P34", counterexamples=[
+        counterexample(statement="at least ceil((1-p)L)"), counterexample(statement="smallest ratio"),
+    ]))
+    assert fired(old, new) == [("BSJ25.P34", "counterexample")]
+    [change] = compare(old, new).changes
+    assert change.subject == "test_printed: smallest ratio"
+    assert fired(new, old) == []
+    assert [c.what for c in compare(new, old).changes] == ["counterexample"]
+
+
+def test_added_and_gone_claims():
+    new = report(claim("LJ22.L1"), claim("LJ22.T2"))
+    comparison = compare(BASE, new)
+    assert {(c.claim, c.what) for c in comparison.changes} == {("LJ22.T2", "added"), ("GP22.P1", "gone"),
+                                                               ("BSJ25.T31", "gone")}
+    assert sorted(fired(BASE, new)) == [("BSJ25.T31", "gone"), ("GP22.P1", "gone")]
+
+
+def test_a_negative_control_change_is_shown():
+    [change] = compare(BASE, edited(BASE, "LJ22.L1", negative_control="accepted")).changes
+    assert (change.what, change.old, change.new) == ("control", "rejected", "accepted")
+
+
+def test_a_claim_glob_limits_a_rule():
+    new = edited(edited(BASE, "GP22.P1", verdict="refuted"), "LJ22.L1", verdict="inconclusive")
+    assert fired(BASE, new, "GP22.*:verdict") == [("GP22.P1", "verdict")]
+    assert fired(BASE, new, "LJ22.L?:all") == [("LJ22.L1", "verdict")]
+
+
+def test_all_is_the_defaults():
+    new = edited(report(claim("LJ22.L1", max_error=1e-16, tolerance=1e-10)), "LJ22.L1", max_error=1e-11,
+                 verdict="inconclusive", cases=3)
+    assert fired(BASE, new, "all") == fired(BASE, new, *DEFAULT_FAIL) == fired(BASE, new)
+    assert {what for _, what in fired(BASE, new, "all")} == {"verdict", "gone"}
+
+
+@pytest.mark.parametrize("expr", [
+    "", "bogus", "margin", "margin:abc", "margin:0.5", "margin:inf", "margin:nan", "p:3", "cases:2:3",
+    "GP22.*:", ":verdict", "GP22.*:bogus", "verdict:some", "slack",
+])
+def test_bad_fail_expressions_are_one_line_errors_with_the_grammar(expr):
+    with pytest.raises(ValueError) as raised:
+        parse_fail(expr)
+    message = str(raised.value)
+    assert "\n" not in message and repr(expr.strip()) in message and "grammar: [CLAIM-GLOB:]RULE" in message
+
+
+def test_a_different_profile_is_in_the_header_and_not_a_regression():
+    new = copy.deepcopy(BASE)
+    new["run"].update(profile="nightly", hypothesis_seed=99, versions={"torch": "2.14.0", "lowrank-claims": "0.2.0"})
+    comparison = compare(BASE, new)
+    assert comparison.changes == [] and regressions(comparison, parse_rules(["all"])) == []
+    header = render_header(comparison)
+    assert "profile: ci -> nightly (not itself a regression" in header and "torch: 2.13.0 -> 2.14.0" in header
+
+
+def test_the_table_has_fixed_width_columns_and_all_lists_unchanged_claims():
+    new = edited(edited(BASE, "GP22.P1", verdict="verified-with-correction", cases=2500), "BSJ25.T31", min_slack=0.1)
+    lines = render_table(compare(BASE, new), only_changes=False).splitlines()
+    assert [line.split()[0] for line in lines[2:]] == ["LJ22.L1", "GP22.P1", "GP22.P1", "BSJ25.T31"]
+    assert lines[2].split()[1:] == ["=", "verified", "verified"]
+    starts = {line.index(word) for line, word in zip(lines[2:], ["=", "verdict", "cases", "slack"])}
+    assert len(starts) == 1
+    assert "2500" in lines[4] and "0.1" in lines[5]
+
+
+def test_numbers_are_shown_to_three_significant_digits():
+    old = report(claim("GP22.T1", max_error=6.911788849595091e-19, tolerance=8.045417704650485e-16))
+    new = report(claim("GP22.T1", max_error=6.911788849595091e-18, tolerance=8.045417704650485e-16))
+    assert render_table(compare(old, new)).splitlines()[2].split()[2:4] == ["1.16e+03", "116"]
+    tiny = report(claim("GP22.T1", max_error=6.911788849595092e-19, tolerance=8.045417704650485e-16))
+    assert compare(old, tiny).changes == []  # a last-bit difference is not a change
+
+
+@pytest.mark.skipif(not REAL_REPORT.is_file(), reason="no reports/claims.json in this checkout")
+def test_the_real_report_against_itself_and_with_one_verdict_edited():
+    from claims.report._history import load_report
+
+    real = load_report(REAL_REPORT)
+    assert compare(real, copy.deepcopy(real)).changes == []
+    first = real["claims"][0]
+    new = edited(real, first["id"], verdict="error")
+    assert [(r.change.claim, r.change.what) for r in regressions(compare(real, new))] == [(first["id"], "verdict")]
+
+
+# ---------------------------------------------------------------------------------------- CLI
+
+
+def write(path: Path, value: dict) -> str:
+    path.write_text(dumps(value))
+    return str(path)
+
+
+def test_cli_identical_reports_exit_0(tmp_path, capsys):
+    old, new = write(tmp_path / "old.json", BASE), write(tmp_path / "new.json", BASE)
+    assert main(["compare", old, new]) == 0
+    out = capsys.readouterr().out
+    assert f"no change against {old}" in out and "no regression under --fail verdict, counterexample, gone" in out
+    assert "0123456789ab, profile ci" in out
+
+
+def test_cli_an_edited_verdict_exits_1_and_names_the_claim(tmp_path, capsys):
+    old = write(tmp_path / "old.json", BASE)
+    new = write(tmp_path / "new.json", edited(BASE, "LJ22.L1", verdict="refuted"))
+    assert main(["compare", old, new]) == 1
+    out = capsys.readouterr().out
+    assert "1 regression(s)" in out and "LJ22.L1: verdict verified -> refuted (rule verdict)" in out
+
+
+def test_cli_fail_rules_replace_the_defaults(tmp_path, capsys):
+    old = write(tmp_path / "old.json", report(claim("LJ22.L1", cases=100)))
+    new = write(tmp_path / "new.json", report(claim("LJ22.L1", cases=10)))
+    assert main(["compare", old, new]) == 0
+    assert main(["compare", old, new, "--fail", "verdict", "--fail", "cases:5"]) == 1
+    assert "(rule cases:5)" in capsys.readouterr().out
+
+
+def test_cli_reads_history_entries_by_number(tmp_path, capsys):
+    from claims.report._history import save_run
+
+    history = tmp_path / "history"
+    save_run(BASE, history)
+    save_run(edited(BASE, "GP22.P1", verdict="inconclusive"), history, name="edited")
+    assert main(["compare", "1", "2", "--history", str(history)]) == 1
+    assert "0002_0123456789ab_ci_edited.json.gz" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.json", "{new}"], "error: missing.json: missing"),
+    (["{old}", "{new}", "--fail", "margin"], "error: bad fail rule 'margin': rule 'margin' needs a factor"),
+    (["{bad}", "{new}"], "is older than this suite's"),
+    (["7", "{new}"], "error: history entry 7: no such entry in"),
+])
+def test_cli_bad_input_exits_2_with_one_line_on_stderr(tmp_path, capsys, args, message, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    files = {"old": write(tmp_path / "old.json", BASE), "new": write(tmp_path / "new.json", BASE),
+             "bad": write(tmp_path / "bad.json", {**BASE, "schema": "lowrank-claims/report/1"})}
+    before = sorted(tmp_path.rglob("*"))
+    assert main(["compare", *(a.format(**files) for a in args)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_cli_inventory_still_works(capsys):
+    assert main(["inventory"]) == 0
+    assert "LJ22.L1" in capsys.readouterr().out
+
+
+def test_cli_reads_an_infinite_error_as_a_margin_of_zero(tmp_path, capsys):
+    """Reports write an infinite error as "inf" (strict JSON); it comes back as a float and a margin of 0."""
+    old = write(tmp_path / "old.json", BASE)
+    new = write(tmp_path / "new.json", edited(BASE, "LJ22.L1", max_error=float("inf")))
+    assert main(["compare", old, new, "--fail", "margin:1000"]) == 1
+    assert "LJ22.L1: margin 100 -> 0 (rule margin:1000)" in capsys.readouterr().out
+
+
+def test_rules_may_be_expressions_or_parsed_and_an_empty_list_is_no_rule():
+    comparison = compare(BASE, edited(BASE, "LJ22.L1", verdict="refuted"))
+    assert len(regressions(comparison, ["verdict"])) == len(regressions(comparison, [parse_fail("verdict")])) == 1
+    assert regressions(comparison, []) == []
+    assert "FAIL" not in render_table(comparison, rules=[])
+
+
+def test_a_controls_trends_are_read_from_its_test_when_the_claims_list_has_only_the_checks():
+    """The report lists the claim's trends from its evidence tests only; a control's are in its test."""
+    from claims.report._compare import claim_trends, stable_test_key
+
+    check, control = trend(p=0.01), trend(p=0.5, verdict="inconclusive", control=True, nodeid="tests/test_t.py::test_c")
+    entry = claim("GP22.S32", trends=[check])
+    entry["evidence"] = [
+        {"nodeid": check["nodeid"], "role": "evidence", "details": {}, "trends": [check]},
+        {"nodeid": control["nodeid"], "role": "control", "details": {}, "trends": [control]},
+    ]
+    assert [(key, n) for key, _, n in claim_trends(entry)] == [("test_t.py::test_rate", 0), ("test_t.py::test_c", 0)]
+    assert stable_test_key(check["nodeid"]) == "test_t.py::test_rate"
+    significant = copy.deepcopy(entry)
+    significant["evidence"][1]["trends"][0].update(p_predicted=0.001, verdict="verified")
+    assert sorted(fired(report(entry), report(significant), "p")) == [("GP22.S32", "p"), ("GP22.S32", "trend")]
+
+
+def test_a_test_module_moved_to_another_folder_is_the_same_test():
+    """Trends and counterexamples are paired by the test's file name and name, not its folder: moving
+    ``tests/test_t.py`` to ``tests/claims/gp22/test_t.py`` changes nothing in a comparison, while a
+    renamed test is a trend gone and one added."""
+    old = claim("GP22.S32")
+    old["evidence"] = [{"nodeid": "tests/test_t.py::test_rate", "role": "evidence", "details": {},
+                        "trends": [trend(p=0.01)]}]
+    old["counterexamples"] = [counterexample("tests/test_x.py::test_printed")]
+    moved = copy.deepcopy(old)
+    moved["evidence"][0]["nodeid"] = "tests/claims/gp22/test_t.py::test_rate"
+    moved["counterexamples"][0]["nodeid"] = "tests/claims/gp22/test_x.py::test_printed"
+    assert compare(report(old), report(moved)).changes == []
+    renamed = copy.deepcopy(old)
+    renamed["evidence"][0]["nodeid"] = "tests/test_t.py::test_rate_renamed"
+    renamed["counterexamples"][0]["nodeid"] = "tests/test_x.py::test_printed_renamed"
+    changes = [(c.what, c.context.get("presence")) for c in compare(report(old), report(renamed)).changes]
+    assert sorted(changes) == [("counterexample", None), ("counterexample", None), ("trend", "added"), ("trend", "gone")]
+    assert fired(report(old), report(renamed), "counterexample") == [("GP22.S32", "counterexample")]

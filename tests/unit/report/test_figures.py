@@ -1,0 +1,201 @@
+"""Figures and series caps of the evidence: ``claims.record_figure`` labels, renders and records a
+figure inside a claim test (and only there); every plotting function of ``claims.report._figures`` makes
+a figure from plain data (the claim tests render each kind with their own data); ``record_series`` keeps at most ``SERIES_ROWS_KEPT`` rows per series
+in the report while the test keeps them all."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from claims.report import _figures as figures
+from claims.evidence._record import (
+    SERIES_ROWS_KEPT,
+    OutsideClaimTest,
+    collecting,
+    finding,
+    keep_series_rows,
+    record_series,
+    recorded_series,
+)
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def simple_figure(title="a title"):
+    figure, (axes,) = figures.new_figure(title=title)
+    axes.plot([1, 2, 3], [1, 4, 9])
+    return figure
+
+
+def texts_at_save(figure) -> list[str]:
+    """The figure's texts (suptitle, footer) as they are when it is rendered."""
+    seen: list[str] = []
+    save = figure.savefig
+
+    def spy(*args, **kwargs):
+        seen.extend([figure.get_suptitle()] + [t.get_text() for t in figure.texts])
+        return save(*args, **kwargs)
+
+    figure.savefig = spy
+    return seen
+
+
+def test_record_figure_outside_a_claim_test_raises():
+    with pytest.raises(OutsideClaimTest):
+        figures.record_figure(simple_figure(), "x", caption="c", scale="s")
+
+
+def test_record_figure_labels_renders_and_records(monkeypatch):
+    monkeypatch.setenv(figures.RUN_LABEL, "commit 1a2b3c4d5e6f (dirty), profile ci")
+    figure = simple_figure()
+    seen = texts_at_save(figure)
+    with collecting(claim_ids=["LJ22.L2a", "LJ22.L2b"]) as evidence:
+        entry = figures.record_figure(figure, "Drift against step size", caption="the caption", scale="16 trajectories")
+    assert set(entry) == {"name", "caption", "png_base64"}
+    assert entry["name"] == "drift-against-step-size" and entry["caption"] == "the caption"
+    png = figures.png_bytes(entry)
+    assert png.startswith(PNG) and 5_000 < len(png) < 100_000
+    assert evidence.to_builtin()["figures"] == [entry]
+    assert seen[0] == "LJ22.L2a, LJ22.L2b: a title"
+    footer = "\n".join(seen[1:])
+    assert "scale: 16 trajectories" in footer and "commit 1a2b3c4d5e6f (dirty), profile ci" in footer
+    assert not figure.axes  # cleared after rendering
+
+
+def test_a_long_scale_line_is_wrapped_inside_the_figure():
+    figure = simple_figure()
+    extents = []
+    save = figure.savefig
+
+    def spy(*args, **kwargs):
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        renderer = RendererAgg(*figure.bbox.size, figure.dpi)
+        extents.extend(t.get_window_extent(renderer).x1 / figure.bbox.x1 for t in figure.texts)
+        return save(*args, **kwargs)
+
+    figure.savefig = spy
+    scale = "MLP-4-32 on digits (1257 training samples), B = 128, eta = 0.1, no momentum, 100 epochs, " * 3
+    with collecting():
+        figures.record_figure(figure, "long", caption="c", scale=scale)
+    assert extents and max(extents) <= 1.0
+
+
+def test_record_figure_defaults_and_unique_names(monkeypatch):
+    monkeypatch.delenv(figures.RUN_LABEL, raising=False)
+    first, second = simple_figure(title=None), simple_figure()
+    seen = texts_at_save(first)
+    with collecting() as evidence:
+        with finding("a finding"):  # a figure belongs to the test, not to a finding
+            figures.record_figure(first, "same name", caption="1", scale="s")
+        figures.record_figure(second, "same name", caption="2", scale="s")
+    assert seen[0] == "claim ?" and "commit unknown" in seen[-1]
+    out = evidence.to_builtin()
+    assert [f["name"] for f in out["figures"]] == ["same-name", "same-name-2"]
+    assert out["findings"]["a finding"]["figures"] == []
+
+
+def test_import_claims_does_not_import_matplotlib():
+    code = ("import sys, claims, claims.plugin, claims.evidence._record; claims.record_figure; "
+            "assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def record(figure):
+    with collecting(claim_ids=["X.1"]) as evidence:
+        figures.record_figure(figure, "f", caption="c", scale="s")
+    png = figures.png_bytes(evidence.figures[0])
+    assert png.startswith(PNG) and len(png) < 120_000
+    return png
+
+
+def built(figure):
+    """A figure with its panels and data, freed without rendering: the claim tests render every kind
+    of figure with their own data, so this module renders only the kinds no claim test draws (a
+    figure costs ~0.1 s of CPU)."""
+    assert figure.axes and all(axes.lines or axes.collections or axes.patches for axes in figure.axes)
+    figures._free(figure)
+
+
+def drift_rows(method, order, n):
+    hs = [1 / 16, 1 / 32, 1 / 64, 1 / 128]
+    return [dict(method=method, order=order, step_sizes=hs, drifts=[(k + 1) * h**order for h in hs],
+                 floors=[1e-16] * 4, usable=[False, True, True, True], slope=order + 0.01 * k, trajectory=k)
+            for k in range(n)]
+
+
+def test_every_plotting_function_makes_a_figure():
+    record(figures.plot_panels_over_time(
+        [dict(x=[1, 2], ys={"a": [1, 2]}, xlabel="x", ylabel="y", title="p1", reference=1.0),
+         dict(x=[1, 2], ys={"b": [2, float("nan")]}, xlabel="x", ylabel="y", logx=True, reference=("r", [1, 1]))],
+        title="t"))
+    record(figures.plot_drift_orders(drift_rows("euler", 1, 20) + drift_rows("rk4", 4, 3), title="t"))
+    built(figures.plot_over_time([0, 1, 2], {"a": [1, 2, 3], "b": [3, 2, 0]}, xlabel="x", ylabel="y", title="t",
+                                 logy=True, reference=("ref", 2.0)))
+    limits = [dict(method=m, step_sizes=[0.1, 0.05, 0.025], drifts=[1.2, 1.1, 1.05], limit=1.0, limit_error=0.01)
+              for m in ("euler", "rk4")]
+    built(figures.plot_drift_limits(limits, title="t"))
+    built(figures.plot_levels([dict(levels=[32, 32, 64, 64], responses=[1, 2, 3, 4], xlabel="B", title="p"),
+                               dict(levels=[1, 2], responses=[1, 2], xlabel="x", reference=("r", 1.5))],
+                              ylabel="rank", title="t"))
+    built(figures.plot_levels([dict(levels=[0, 1], responses=[1, 2], xlabel="x")], ylabel="y", title="t", logx=False))
+    built(figures.plot_success_by_width([4, 8], {"a": [0.1, 0.5], "b": [0.2, 0.4]}, 10,
+                                        {"a": {4: [0.4, 0.5], 8: [0.5]}, "b": {4: [0.41], 8: [0.5, 0.5]}},
+                                        {"s1": 0.41, "s2": 0.5}, title="t"))
+    run = dict(top10_at_init=[[3, 2, 1], [2, 1, 0.5]], top10_at_plateau=None, top10_at_end=[[3, 1, 0.1], [2, 0.1, 0.01]])
+    built(figures.plot_singular_values([run, run], title="t"))
+    rows = [dict(kind=kind, instance=f"i{k}", depth=2, c=0.5, layers=[1, 2], bounds=bounds,
+                 weight=[0.1, 0.2], activation=[0.0, 0.1], nonlinearity=[0.3, 0.01])
+            for k, (kind, bounds) in enumerate([("random", [-1, -2]), ("near", [0.5, 0.3]), ("near", [-1, 0.2])])]
+    built(figures.plot_layer_bounds(rows, title="t"))
+
+
+def test_slug():
+    assert figures.slug("LJ22.L2a: drift (Euler, RK4)") == "lj22-l2a-drift-euler-rk4"
+    assert figures.slug("***") == "figure"
+
+
+# --------------------------------------------------------------------------------- series caps
+
+
+def test_series_rows_beyond_the_limit_are_sampled_and_counted():
+    n = 3 * SERIES_ROWS_KEPT + 8
+    with collecting() as evidence:
+        for i in range(n):
+            record_series("long", i=i)
+            if i % 20 == 0:
+                record_series("short", i=i)
+        assert [row["i"] for row in recorded_series("long")] == list(range(n))  # the test keeps every row
+        assert "series" not in recorded_series("short")[0]
+    out = evidence.to_builtin()
+    long = [row["i"] for row in out["series"] if row["series"] == "long"]
+    assert len(long) == SERIES_ROWS_KEPT and long[0] == 0 and long[-1] == n - 1 and long == sorted(long)
+    gaps = {b - a for a, b in zip(long, long[1:])}
+    assert max(gaps) - min(gaps) <= 1  # evenly spaced
+    assert [row["i"] for row in out["series"] if row["series"] == "short"] == list(range(0, n, 20))
+    assert out["series_dropped"] == {"long": n - SERIES_ROWS_KEPT}
+    # recording order across series is kept
+    order = [row["i"] for row in out["series"]]
+    assert order == sorted(order)
+
+
+def test_keep_series_rows_sets_the_limit_per_name():
+    with collecting() as evidence:
+        keep_series_rows("all", None)
+        for i in range(2 * SERIES_ROWS_KEPT):
+            record_series("all", i=i)
+            record_series("few", i=i)
+        keep_series_rows("few", 3)  # before or after the rows
+        with pytest.raises(ValueError):
+            keep_series_rows("few", -1)
+    out = evidence.to_builtin()
+    assert len([r for r in out["series"] if r["series"] == "all"]) == 2 * SERIES_ROWS_KEPT
+    assert [r["i"] for r in out["series"] if r["series"] == "few"] == [0, SERIES_ROWS_KEPT, 2 * SERIES_ROWS_KEPT - 1]
+    assert out["series_dropped"] == {"few": 2 * SERIES_ROWS_KEPT - 3}
+    with pytest.raises(OutsideClaimTest):
+        keep_series_rows("x")
+    with pytest.raises(OutsideClaimTest):
+        recorded_series("x")

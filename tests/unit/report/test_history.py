@@ -1,0 +1,188 @@
+"""Saved runs (``claims.report._history``): loading and validating a report, saving a full run as the next
+numbered entry, finding a baseline. Reports here are built by the report's own ``build_report``."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from claims.report._history import (
+    BaselineError,
+    history_entries,
+    load_report,
+    resolve_baseline,
+    save_run,
+    without_series,
+)
+from claims.report._model import SCHEMA, build_report, dumps
+from claims.report._model import TestRecord as Record  # not collected as a test class
+
+REAL_REPORT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "reports" / "claims.json"
+
+
+def built_report(*, selection: str = "full", complete: bool = True, commit: str | None = "89abcdef0123" * 3,
+                 dirty: bool = False, profile: str = "ci", error: float = 1e-16) -> dict:
+    """A report as the plugin builds it, of one passing test of LJ22.L1 with a series."""
+    record = Record("tests/test_x.py::test_identity", ["LJ22.L1"], negative_control=False)
+    evidence = {
+        "cases": 3, "checks": 3, "holding": {"error": error, "tolerance": 1e-14, "details": {}},
+        "series": [{"step": i, "loss": 1.0 / (i + 1)} for i in range(50)],
+    }
+    record.update("call", "passed", evidence, 0.1)
+    run = {
+        "started": "2026-11-22T08:00:00+00:00", "finished": "2026-11-22T08:01:00+00:00", "complete": complete,
+        "selection": selection, "profile": profile, "hypothesis_seed": None,
+        "git": {"commit": commit, "dirty": dirty}, "versions": {"torch": "2.13.0"},
+    }
+    return build_report(run, {record.nodeid: record})
+
+
+def files(directory: Path) -> list[Path]:
+    return sorted(directory.rglob("*"))
+
+
+# -------------------------------------------------------------------------------------- loading
+
+
+def test_a_saved_report_roundtrips_without_its_series(tmp_path):
+    report = built_report(error=math.inf)
+    path = save_run(report, tmp_path / "history")
+    loaded = load_report(path)
+    assert dumps(loaded) == dumps(without_series(report))
+    entry = next(c for c in loaded["claims"] if c["id"] == "LJ22.L1")
+    assert "series" not in entry["evidence"][0] and entry["max_error"] == math.inf
+    assert report["claims"][0]["evidence"][0]["series"]  # the report itself is left whole
+
+
+def test_a_plain_json_report_loads(tmp_path):
+    path = tmp_path / "claims.json"
+    path.write_text(dumps(built_report(), indent=2))
+    assert load_report(str(path))["schema"] == SCHEMA
+
+
+def _gz(text: str) -> bytes:
+    return gzip.compress(text.encode())
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("absent.json", None, "missing"),
+    ("cut.json", lambda text: text[: len(text) // 2].encode(), "truncated or not JSON ("),
+    ("cut.json.gz", lambda text: _gz(text)[:200], "truncated or not a report file (Compressed file ended"),
+    ("empty.json", lambda text: b"", "truncated or not JSON (Expecting value: line 1 column 1)"),
+    ("plain.json.gz", lambda text: text.encode(), "truncated or not a report file (Not a gzipped file"),
+    ("list.json", lambda text: b"[1, 2]", "not a claims report (a JSON list, not an object)"),
+    ("noschema.json", lambda text: text.replace('"schema"', '"scheme"').encode(), 'not a claims report (no "schema" key)'),
+    ("foreign.json", lambda text: text.replace(SCHEMA, "pytest-benchmark/4").encode(),
+     "not a claims report (schema 'pytest-benchmark/4')"),
+    ("old.json.gz", lambda text: _gz(text.replace(SCHEMA, "lowrank-claims/report/1")),
+     "schema lowrank-claims/report/1 is older than this suite's lowrank-claims/report/2; rerun the baseline"),
+    ("new.json", lambda text: text.replace(SCHEMA, "lowrank-claims/report/3").encode(), "is newer than this suite's"),
+    ("claims.json", lambda text: dumps({**json.loads(text), "claims": {}}).encode(),
+     'wrong schema: "claims" is not a list'),
+    ("noid.json", lambda text: text.replace('"id": "LJ22.L1"', '"name": "LJ22.L1"').encode(),
+     'wrong schema: claims[0] is not an object with an "id" and a "verdict"'),
+    ("norun.json", lambda text: text.replace('"run"', '"ran"').encode(), 'wrong schema: no "run"'),
+])
+def test_a_bad_report_is_a_one_line_error_naming_the_file(tmp_path, name, content, message):
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content(dumps(built_report())))
+    before = files(tmp_path)
+    with pytest.raises(BaselineError) as raised:
+        load_report(path)
+    text = str(raised.value)
+    assert text.startswith(f"{path}: ") and message in text and "\n" not in text
+    assert files(tmp_path) == before
+
+
+# --------------------------------------------------------------------------------------- saving
+
+
+@pytest.mark.parametrize("selection, complete, why", [
+    ("partial", True, "a partial run"), ("full", False, "an incomplete run"),
+])
+def test_save_refuses_a_partial_or_incomplete_run(tmp_path, selection, complete, why):
+    with pytest.raises(ValueError, match=f"not saved to the history: {why}"):
+        save_run(built_report(selection=selection, complete=complete), tmp_path / "history")
+    assert files(tmp_path) == []
+
+
+def test_entries_are_numbered_in_order_and_named_by_commit_profile_and_name(tmp_path):
+    history = tmp_path / "history"
+    first = save_run(built_report(), history)
+    second = save_run(built_report(dirty=True, profile="nightly"), history, name="before refactor/2")
+    third = save_run(built_report(commit=None), history, name="x_y")
+    assert [p.name for p in (first, second, third)] == [
+        "0001_89abcdef0123_ci.json.gz",
+        "0002_89abcdef0123-dirty_nightly_before-refactor-2.json.gz",
+        "0003_nogit_ci_x_y.json.gz",
+    ]
+    assert history_entries(history) == [(1, first), (2, second), (3, third)]
+    assert [p.name for p in history.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+def test_save_takes_max_plus_one_and_never_overwrites(tmp_path):
+    history = tmp_path / "history"
+    history.mkdir()
+    squatter = history / "0004_89abcdef0123_ci.json.gz"
+    squatter.write_bytes(b"someone else's")
+    for ignored in ("notes.txt", "0009_x.json", ".saving-abc.tmp", "12_x.json.gz"):
+        (history / ignored).write_text("")
+    saved = save_run(built_report(), history)
+    assert saved.name == "0005_89abcdef0123_ci.json.gz"
+    assert squatter.read_bytes() == b"someone else's"
+    assert [n for n, _ in history_entries(history)] == [4, 5]
+
+
+def test_save_refuses_an_empty_name(tmp_path):
+    with pytest.raises(ValueError, match="has no character"):
+        save_run(built_report(), tmp_path, name="///")
+
+
+@pytest.mark.skipif(not REAL_REPORT.is_file(), reason="no reports/claims.json in this checkout")
+def test_a_real_report_entry_is_small(tmp_path):
+    """reports/ holds figures, html, the latest report and the history in 5 MB: an entry must stay a
+    few percent of that for dozens of runs to fit."""
+    report = load_report(REAL_REPORT)
+    if report["run"]["selection"] != "full" or not report["run"]["complete"]:
+        pytest.skip("reports/claims.json is not a full, complete run")
+    entry = save_run(report, tmp_path)
+    assert entry.stat().st_size < 150_000
+    assert load_report(entry)["summary"] == report["summary"]
+
+
+# --------------------------------------------------------------------------------------- baseline
+
+
+def test_resolve_the_latest_a_number_or_a_path(tmp_path, monkeypatch):
+    history = tmp_path / "history"
+    first, second = save_run(built_report(), history), save_run(built_report(), history)
+    assert resolve_baseline(None, history) == resolve_baseline("", history) == second
+    assert resolve_baseline("1", history) == first
+    monkeypatch.chdir(tmp_path)
+    assert resolve_baseline("history/" + first.name, history) == Path("history/" + first.name)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("7", "history entry 7: no such entry in {history} (entries 1-2)"),
+    ("0", "history entry 0: no such entry in {history} (entries 1-2)"),
+    ("nowhere.json.gz", "nowhere.json.gz: missing"),
+])
+def test_resolve_a_missing_baseline(tmp_path, spec, message):
+    history = tmp_path / "history"
+    save_run(built_report(), history), save_run(built_report(), history)
+    with pytest.raises(BaselineError) as raised:
+        resolve_baseline(spec, history)
+    assert str(raised.value) == message.format(history=history)
+
+
+def test_resolve_in_an_empty_history_says_how_to_make_one(tmp_path):
+    with pytest.raises(BaselineError, match=r"no saved run to compare with; .*--claims-save"):
+        resolve_baseline(None, tmp_path / "history")
+    with pytest.raises(BaselineError, match=r"history entry 1: no such entry .* \(the history is empty\)"):
+        resolve_baseline("1", tmp_path / "history")
+    assert files(tmp_path) == []
