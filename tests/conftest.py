@@ -33,7 +33,10 @@ def session_store(tmp_path_factory):
 def design_runner(session_store):
     """One ``claims.gp22._experiments.DesignRunner`` per session: each training arm is trained once, by
     whichever xdist worker needs it first."""
-    from claims.gp22._experiments import DesignRunner
-    from claims.evidence._profiles import seed_factor
+    import functools
 
-    return DesignRunner(session_store / "sgd-designs", seed_factor=seed_factor())
+    from claims.evidence import seed_factor
+    from claims.gp22 import DesignRunner
+    from claims.session import session_cached
+
+    return DesignRunner(functools.partial(session_cached, session_store / "sgd-designs"), seed_factor=seed_factor())

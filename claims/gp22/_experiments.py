@@ -19,7 +19,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from claims.session._cache import session_cached
 
 Factor = Literal["batch_size", "learning_rate", "weight_decay"]
 Budget = Literal["epochs", "steps"]
@@ -220,18 +219,29 @@ def train_arm(arm: Arm) -> dict[str, Any]:
     return record.to_builtin()
 
 
-class DesignRunner:
-    """Trains designs, each arm once per ``directory``: with a directory shared by a session's
-    xdist workers (and only that session), the first worker to need an arm trains it under a file
-    lock and the others read its record. Without a directory, results are kept in memory."""
+Cache = Callable[[str, Callable[[], Any]], Any]
+"""``cache(key, compute)``: the stored result of ``key``, else ``compute()`` stored under it."""
 
-    def __init__(self, directory: Path | None = None, seed_factor: int = 1):
-        self.directory = directory
+
+def memory_cache() -> Cache:
+    """A cache in this process's memory."""
+    stored: dict[str, Any] = {}
+    return lambda key, compute: stored[key] if key in stored else stored.setdefault(key, compute())
+
+
+class DesignRunner:
+    """Trains designs, each arm once per ``cache``. A test session passes
+    ``functools.partial(claims.session.session_cached, directory)`` with a directory shared by its
+    xdist workers (and only that session): the first worker to need an arm trains it under a file lock
+    and the others read its record. Without a cache, results are kept in this runner's memory."""
+
+    def __init__(self, cache: Cache | None = None, seed_factor: int = 1):
+        self.cache = cache or memory_cache()
         self.seed_factor = seed_factor
 
     def arm(self, arm: Arm) -> dict[str, Any]:
-        """The arm's training record, trained by whichever process asks first (``session_cached``)."""
-        return session_cached(self.directory, arm.key(), lambda: train_arm(arm))
+        """The arm's training record, trained by whichever process asks first."""
+        return self.cache(arm.key(), lambda: train_arm(arm))
 
     def result(self, design: Design) -> DesignResult:
         from claims.models._datasets import digits

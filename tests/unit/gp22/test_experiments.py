@@ -4,11 +4,13 @@ session cache that trains each program once across xdist workers."""
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 
 from claims.gp22 import _experiments
 from claims.gp22._experiments import Base, Design, DesignRunner, design_arms, register
+from claims.session import session_cached
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -65,8 +67,8 @@ def test_runner_trains_each_program_once_per_directory(tmp_path, monkeypatch):
 
     monkeypatch.setattr(_experiments, "train_arm", counting)
     design = tiny("rate", "learning_rate", (0.01, 0.05))
-    first = DesignRunner(tmp_path).result(design)
-    second = DesignRunner(tmp_path).result(design)  # another worker: reads the stored record
+    first = DesignRunner(partial(session_cached, tmp_path)).result(design)
+    second = DesignRunner(partial(session_cached, tmp_path)).result(design)  # another worker: reads the stored record
     assert len(calls) == 1
     assert json.dumps([r.record for r in first.runs]) == json.dumps([r.record for r in second.runs])  # NaN at step 0
     assert [(r.level, r.seed) for r in first.runs] == [(0.01, 0), (0.01, 1), (0.05, 0), (0.05, 1)]
@@ -77,9 +79,9 @@ def test_runner_trains_each_program_once_per_directory(tmp_path, monkeypatch):
 
 
 def test_a_run_result_is_the_same_run_whatever_it_is_stacked_with(tmp_path):
-    alone = DesignRunner(tmp_path / "a").result(tiny("rate", "learning_rate", (0.05,)))
+    alone = DesignRunner(partial(session_cached, tmp_path / "a")).result(tiny("rate", "learning_rate", (0.05,)))
     register(tiny("decay", "weight_decay", (1e-2, 3e-2)))
-    stacked = DesignRunner(tmp_path / "b").result(tiny("rate", "learning_rate", (0.05,)))
+    stacked = DesignRunner(partial(session_cached, tmp_path / "b")).result(tiny("rate", "learning_rate", (0.05,)))
     for a, b in zip(alone.runs, stacked.runs):
         assert a.mean_rank() == b.mean_rank()
         assert a.final("train_loss") == pytest.approx(b.final("train_loss"), rel=1e-10)
