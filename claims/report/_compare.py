@@ -26,6 +26,10 @@ Which changes are regressions is the caller's choice, in a small expression lang
     counterexample  a test records a counterexample that the old run's same test did not
     gone            a claim of the old report is missing from the new one
     all             the defaults, DEFAULT_FAIL
+    any             any change in the table at all: verdict, control state, cases, degenerate cases,
+                    worst error, tolerance or margin, min slack, counterexamples, each trend's verdict,
+                    p-value and effect, claims added or gone. For a change that must not change results
+                    (a refactor), compared under the derandomized ``ci`` profile
 
 F is a number >= 1. The glob (``fnmatch``, case-sensitive) limits a rule to the claims it matches.
 
@@ -75,7 +79,7 @@ DEFAULT_FAIL: tuple[str, ...] = ("verdict", "counterexample", "gone")
 
 GRAMMAR = (
     "[CLAIM-GLOB:]RULE, RULE one of verdict, verdict:any, margin:F, slack:F, cases, cases:F, p, "
-    "counterexample, gone, all (F a number >= 1)"
+    "counterexample, gone, all, any (F a number >= 1)"
 )
 
 
@@ -242,7 +246,9 @@ def _claim_changes(claim_id: str, old: dict[str, Any] | None, new: dict[str, Any
         if _shown(old.get(key)) != _shown(new.get(key)):
             changes.append(Change(claim_id, what, old.get(key), new.get(key)))
     old_margin, new_margin = _worst_margin(old), _worst_margin(new)
-    if _shown(old_margin) != _shown(new_margin):
+    # the worst case's error and tolerance can both move while their ratio stays: still a change
+    if any(_shown(a) != _shown(b) for a, b in ((old_margin, new_margin), (old.get("max_error"), new.get("max_error")),
+                                                (old.get("tolerance"), new.get("tolerance")))):
         context = {"old_error": old.get("max_error"), "new_error": new.get("max_error"),
                    "old_tolerance": old.get("tolerance"), "new_tolerance": new.get("tolerance")}
         changes.append(Change(claim_id, "margin", old_margin, new_margin, "", context))
@@ -368,9 +374,13 @@ def _all(rule: FailRule, change: Change) -> bool:
     return any(parse_fail(text).matches(change) for text in DEFAULT_FAIL)
 
 
+def _any(rule: FailRule, change: Change) -> bool:
+    return True
+
+
 _MATCHERS = {
     "verdict": _verdict, "verdict:any": _verdict_any, "margin": _margin, "slack": _slack, "cases": _cases,
-    "p": _p, "counterexample": _counterexample, "gone": _gone, "all": _all,
+    "p": _p, "counterexample": _counterexample, "gone": _gone, "all": _all, "any": _any,
 }
 _FACTOR = {"margin": "required", "slack": "required", "cases": "optional"}
 

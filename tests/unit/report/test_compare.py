@@ -412,3 +412,16 @@ def test_a_test_module_moved_to_another_folder_is_the_same_test():
     changes = [(c.what, c.context.get("presence")) for c in compare(report(old), report(renamed)).changes]
     assert sorted(changes) == [("counterexample", None), ("counterexample", None), ("trend", "added"), ("trend", "gone")]
     assert fired(report(old), report(renamed), "counterexample") == [("GP22.S32", "counterexample")]
+
+
+def test_rule_any_fires_on_every_change_and_on_nothing_else():
+    """``any`` is the refactor rule: the table's every row is a regression, an identical report none."""
+    assert fired(BASE, copy.deepcopy(BASE), "any") == []
+    for changes, what in [({"degenerate": 3}, "degenerate"), ({"negative_control": "accepted"}, "control"),
+                          ({"cases": 101}, "cases"), ({"min_slack": 0.7}, "slack")]:
+        assert fired(BASE, edited(BASE, "GP22.P1", **changes), "any") == [("GP22.P1", what)], changes
+    assert fired(BASE, edited(BASE, "GP22.P1", min_slack=0.7), "slack:1.01") == []  # a rise is no drop...
+    # ...and a worst error and tolerance that move together (same margin) are still a change
+    scaled = edited(BASE, "LJ22.L1", max_error=2e-16, tolerance=2e-14)
+    assert fired(BASE, scaled, "margin:1") == []
+    assert fired(BASE, scaled, "any") == [("LJ22.L1", "margin")]
