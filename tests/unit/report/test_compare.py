@@ -21,7 +21,8 @@ from claims.report._compare import (
 from claims.evidence._record import margin
 from claims.report._model import SCHEMA, dumps
 
-REAL_REPORT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "reports" / "claims.json"
+REFERENCE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+"""A committed full ``ci`` report (tests/data/README.md)."""
 
 
 def claim(claim_id: str, verdict: str = "verified", *, cases: int = 100, max_error: float | None = 1e-16,
@@ -287,11 +288,10 @@ def test_numbers_are_shown_to_three_significant_digits():
     assert compare(old, tiny).changes == []  # a last-bit difference is not a change
 
 
-@pytest.mark.skipif(not REAL_REPORT.is_file(), reason="no reports/claims.json in this checkout")
 def test_the_real_report_against_itself_and_with_one_verdict_edited():
     from claims.report._history import load_report
 
-    real = load_report(REAL_REPORT)
+    real = load_report(REFERENCE)
     assert compare(real, copy.deepcopy(real)).changes == []
     first = real["claims"][0]
     new = edited(real, first["id"], verdict="error")

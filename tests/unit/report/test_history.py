@@ -21,7 +21,8 @@ from claims.report._history import (
 from claims.report._model import SCHEMA, build_report, dumps
 from claims.report._model import TestRecord as Record  # not collected as a test class
 
-REAL_REPORT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "reports" / "claims.json"
+REFERENCE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+"""A committed full ``ci`` report (tests/data/README.md)."""
 
 
 def built_report(*, selection: str = "full", complete: bool = True, commit: str | None = "89abcdef0123" * 3,
@@ -143,13 +144,11 @@ def test_save_refuses_an_empty_name(tmp_path):
         save_run(built_report(), tmp_path, name="///")
 
 
-@pytest.mark.skipif(not REAL_REPORT.is_file(), reason="no reports/claims.json in this checkout")
 def test_a_real_report_entry_is_small(tmp_path):
     """reports/ holds figures, html, the latest report and the history in 5 MB: an entry must stay a
     few percent of that for dozens of runs to fit."""
-    report = load_report(REAL_REPORT)
-    if report["run"]["selection"] != "full" or not report["run"]["complete"]:
-        pytest.skip("reports/claims.json is not a full, complete run")
+    report = load_report(REFERENCE)
+    assert report["run"]["selection"] == "full" and report["run"]["complete"]
     entry = save_run(report, tmp_path)
     assert entry.stat().st_size < 150_000
     assert load_report(entry)["summary"] == report["summary"]
@@ -186,3 +185,17 @@ def test_resolve_in_an_empty_history_says_how_to_make_one(tmp_path):
     with pytest.raises(BaselineError, match=r"history entry 1: no such entry .* \(the history is empty\)"):
         resolve_baseline("1", tmp_path / "history")
     assert files(tmp_path) == []
+
+
+def test_the_committed_reference_reads_renders_and_saves_unchanged(tmp_path):
+    """The reader and both renderers against a real run of the current schema: every claim has a
+    verdict, the summary counts them, Markdown and HTML name every claim, and saving it again as a
+    history entry keeps its claims exactly."""
+    from claims.report import render_html, render_markdown
+
+    report = load_report(REFERENCE)
+    verdicts = [c["verdict"] for c in report["claims"]]
+    assert report["summary"] == {v: verdicts.count(v) for v in report["summary"]} and sum(report["summary"].values()) == len(verdicts)
+    markdown, html = render_markdown(report), render_html(report)
+    assert all(c["id"] in markdown and f'id="{c["id"]}"' in html for c in report["claims"])
+    assert load_report(save_run(report, tmp_path))["claims"] == report["claims"]
