@@ -22,7 +22,8 @@ import statistics
 import torch
 
 from claims.models._datasets import digits
-from claims.gp22._sgd import DEFAULT_ENGINE, ENGINES, Architecture, RunConfig, train
+from claims.gp22._architectures import Architecture
+from claims.gp22._sgd import DEFAULT_ENGINE, ENGINES, RunConfig, train
 
 ARCHITECTURE = "MLP-BN-4-32"
 DEFAULT_THREADS = torch.get_num_threads()

@@ -2,6 +2,11 @@
 
 Every architecture is acyclic by construction (edges go from lower to higher vertex index),
 every vertex lies on an input-to-output path, and sizes shrink toward the smallest graph.
+
+Sections: DAG, fully-connected and residual networks with weights, inputs and datasets (LJ22);
+BSJ25 networks as lists of weight matrices; LJ22 Theorem 1's layer pairs; LJ22 gradient-flow
+instances; GP22 DAGs of layers and layered networks (batch normalization) with their parameters
+and inputs.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from hypothesis import strategies as st
 
 from claims.lj22 import random_parameters
 from claims.models import (
-    LINEAR, LOSSES, RELU, Block, Conv, Dense, DagNetwork, Risk, count_paths, mlp, resnet, sequential, with_bias_column,
+    LINEAR, LOSSES, RELU, Block, Conv, Dense, DagNetwork, LayeredNetwork, NetworkBuilder, Risk, count_paths, matrix_key,
+    mlp, resnet, sequential, with_bias_column,
 )
 
 ACTIVATION_SLOPES = st.sampled_from([RELU, LINEAR, 0.25, 0.1])
@@ -321,3 +327,104 @@ def risk_instances(draw, networks, n_examples: int = 4):
     y = torch.tensor(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64)
     risk = Risk(network, x, y, draw(st.sampled_from(sorted(LOSSES))))
     return risk, random_parameters(network, 1, draw(st.integers(0, 2**32 - 1)))[0]
+
+
+# GP22 networks: DAGs of layers (GP22 Section 2) built with ``NetworkBuilder``, and layered networks
+# (claims.models._layered: skips, batch normalization as Eq. (5)) with their parameters and inputs.
+
+RELU_ONLY = st.just(RELU)
+"""The ReLU alone (``layered_networks``' default slope)."""
+RELU_OR_LEAKY = st.sampled_from([RELU, 0.25])
+"""ReLU or the leaky ReLU of slope 0.25 (dyadic)."""
+
+
+@st.composite
+def layer_dags(draw, min_width: int = 2, max_width: int = 6, max_hidden: int = 3):
+    """DAGs of layers (GP22 Section 2): layer i is fed by layer i-1 and up to two earlier layers
+    (skip connections, the input included), each connection a free dense matrix W^{iq}."""
+    widths = [draw(st.integers(min_width, max_width))] + draw(
+        st.lists(st.integers(min_width, max_width), min_size=1, max_size=max_hidden)
+    )
+    slope = draw(ACTIVATION_SLOPES)
+    builder = NetworkBuilder(widths[0])
+    layers = [builder.inputs]
+    for p, width in enumerate(widths[1:] + [1], start=1):
+        target = builder.layer(width, slope if p < len(widths) else LINEAR)
+        skips = draw(st.sets(st.integers(0, p - 2), max_size=2)) if p >= 2 else set()
+        for q in sorted({p - 1} | skips):
+            builder.dense(layers[q], target, matrix_key(p, q))
+        layers.append(target)
+    return builder.build()
+
+
+ZERO_FRACTION = 1 / 8
+"""Share of exact zeros among drawn matrix entries and inputs (as ``signed_floats`` draws them)."""
+
+
+def float_matrices(rows: int, cols: int, bound: float = 2.0) -> st.SearchStrategy[torch.Tensor]:
+    """Entries 0 (one in eight) or +-[1e-3, bound]: one seeded draw per matrix (``matrices``),
+    which keeps the larger networks here cheap to generate."""
+    return matrices(rows, cols, low=MIN_MAGNITUDE, high=bound, zero_fraction=ZERO_FRACTION)
+
+
+def nonzero_matrices(rows: int, cols: int) -> st.SearchStrategy[torch.Tensor]:
+    """Entries +-[0.25, 2]."""
+    return matrices(rows, cols, low=0.25, high=2.0)
+
+
+@st.composite
+def unit_ball_inputs(draw, n_inputs: int, size: int) -> torch.Tensor:
+    """``size`` inputs in the unit l1 ball, as ``input_batches`` draws them (coordinates 0 or
+    +-[1e-3, 1], each row scaled into the ball), in one seeded draw."""
+    x = draw(matrices(size, n_inputs, low=MIN_MAGNITUDE, high=1.0, zero_fraction=ZERO_FRACTION))
+    return x / x.abs().sum(dim=1, keepdim=True).clamp_min(1.0)
+
+
+@st.composite
+def layered_networks(
+    draw,
+    normalization: bool,
+    slopes: st.SearchStrategy[float] = RELU_ONLY,
+    min_width: int = 2,
+    max_width: int = 6,
+    max_hidden: int = 3,
+    unnormalized: int | None = None,
+    skip_into: int | None = None,
+):
+    """DAGs of layers with skips (free matrices or, between equal widths, constant identities) and
+    batch normalization on a nonempty random set of hidden layers when ``normalization``; hidden
+    layer ``unnormalized`` (if given) is left without it; layer ``skip_into`` gets a skip from two
+    layers below."""
+    hidden = st.integers(min_width, max_width)
+    minimum = max(unnormalized or 1, skip_into or 1, 2 if normalization and unnormalized else 1)
+    widths = [draw(hidden)] + draw(st.lists(hidden, min_size=minimum, max_size=max(minimum, max_hidden)))
+    widths.append(1)
+    output = len(widths) - 1
+    connections, identities = [], set()
+    for p in range(1, output + 1):
+        connections.append((p, p - 1))
+        skips = draw(st.sets(st.integers(0, p - 2), max_size=2)) if p >= 2 else set()
+        for q in sorted(skips | ({p - 2} if p == skip_into else set())):
+            connections.append((p, q))
+            if widths[p] == widths[q] and draw(st.booleans()):
+                identities.add((p, q))
+    layers = [layer for layer in range(1, output) if layer != unnormalized]
+    normalized = draw(st.sets(st.sampled_from(layers), min_size=1)) if normalization else set()
+    return LayeredNetwork(
+        tuple(widths), tuple(connections), frozenset(normalized), frozenset(identities), draw(slopes)
+    )
+
+
+@st.composite
+def layered_parameters(draw, network: LayeredNetwork, nonzero: bool = False):
+    """Matrix entries 0 or +-[1e-3, 2] (+-[0.25, 2] if ``nonzero``); BN scales +-[0.25, 2], shifts 0 or
+    +-[1e-3, 1]."""
+    entries = float_matrices if not nonzero else nonzero_matrices
+    params = {
+        matrix_key(p, q): draw(entries(network.widths[p], network.widths[q])) for p, q in network.trainable
+    }
+    for layer in network.normalized:
+        scale = draw(st.floats(0.25, 2.0)) * draw(st.sampled_from([-1.0, 1.0]))
+        params[f"gamma{layer}"] = torch.tensor(scale, dtype=torch.float64)
+        params[f"beta{layer}"] = torch.tensor(draw(signed_floats(1.0)), dtype=torch.float64)
+    return params

@@ -1,21 +1,46 @@
 """Galanti & Poggio (CBMM Memo 134): SGD on Section 4.1's architecture families, hyperparameter
 designs trained as stacked programs, and convergence points of Eqs. (6)-(9) (Propositions 1 and 2).
+
+Modules: ``_architectures`` (Section 4.1's families, Eq. (5)), ``_sgd`` (the stacked SGD runs on
+Eq. (2)), ``_records`` (what a run records: Sections 4.1-4.2's measures), ``_experiments`` (designs);
+for Section 3.1: ``_losses``, ``_inputs``, ``_settings`` (network and E_T), ``_stationarity``
+(Eqs. (6)-(9), (13) at a point), ``_weight_decay_points`` and ``_zero_decay_points`` (constructed
+convergence points, Propositions 1 and 2), ``_residuals`` and ``_search`` (searching for the points
+the propositions exclude).
 """
 
 from __future__ import annotations
 
-from claims.gp22._convergence_points import (
-    ConvergencePoint, SampleGradients, SearchResult, Setting, balanced_chain_point, chain_network,
-    collinear_dead_point, collinear_inputs, collinearity, dead_point, fixed_first_layer_point,
-    general_position_inputs, interpolation_point, label_free_judgement, label_free_residual,
-    labels_for, nonzero_witness, random_starts, residual_network, search, skip_control_point,
-    stationary_inflection_point, with_labels,
+from claims.gp22._architectures import (
+    Architecture,
 )
 from claims.gp22._experiments import (
     Base, Design, DesignResult, DesignRunner, MEMO_SCALES, register,
 )
+from claims.gp22._inputs import (
+    collinear_inputs, collinearity, general_position_inputs,
+)
+from claims.gp22._residuals import (
+    label_free_judgement, label_free_residual, labels_for, nonzero_witness,
+)
+from claims.gp22._search import (
+    SearchResult, random_starts, search,
+)
+from claims.gp22._settings import (
+    Setting, chain_network, residual_network,
+)
 from claims.gp22._sgd import (
-    Architecture, DEFAULT_ENGINE, ENGINES, RunConfig, train,
+    DEFAULT_ENGINE, ENGINES, RunConfig, train,
+)
+from claims.gp22._stationarity import (
+    ConvergencePoint, SampleGradients, with_labels,
+)
+from claims.gp22._weight_decay_points import (
+    balanced_chain_point, fixed_first_layer_point,
+)
+from claims.gp22._zero_decay_points import (
+    collinear_dead_point, dead_point, interpolation_point, skip_control_point,
+    stationary_inflection_point,
 )
 
 __all__ = [

@@ -207,7 +207,8 @@ def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tu
 def train_arm(arm: Arm) -> dict[str, Any]:
     """Train one arm on the digits data; the record as plain builtins."""
     from claims.models._datasets import digits
-    from claims.gp22._sgd import Architecture, train
+    from claims.gp22._architectures import Architecture
+    from claims.gp22._sgd import train
 
     data = digits()
     architecture = Architecture.from_name(arm.architecture, data.n_inputs, data.classes)

@@ -1,7 +1,7 @@
 """GP22 (Galanti & Poggio, CBMM Memo 134) Section 3.1: Eqs. (6)-(9), Propositions 1 and 2.
 
 Convergence points of mini-batch SGD: every batch gradient of L^lambda_{S~}, batch size B < m,
-vanishes. The library (``claims.gp22._convergence_points``) builds such points where they exist and
+vanishes. The library (``claims.gp22``) builds such points where they exist and
 searches for them where the propositions say they do not; this module states the claims and judges
 them with ``claims.checks``. One function judges each statement, and the negative controls call it
 with ``reject=True`` outside the hypotheses or on a perturbed point:
@@ -74,7 +74,7 @@ def hidden_widths(draw, max_layers: int = 2):
 
 @st.composite
 def convergence_points(draw, kinds: tuple[str, ...] = LAMBDA_POSITIVE + LAMBDA_ZERO):
-    """Constructed convergence points (``claims.gp22._convergence_points``), m in 3..5 samples in R^n,
+    """Constructed convergence points (``claims.gp22``'s constructions), m in 3..5 samples in R^n,
     n in 2..4, ReLU chains with 1-2 hidden layers of width 2-4:
 
     - lambda > 0 on collinear data x_i = c_i u: the balanced chain with the squared loss (c_i in
@@ -430,7 +430,7 @@ def test_e8_rejects_points_that_are_not_convergence_points():
 
 def judge_no_convergence(measure: float, tolerance: float, reject: bool = False, **details) -> None:
     """Statement (Propositions 1 and 2, contrapositive): a point where the conclusion fails is not a
-    convergence point, i.e. its scale-free stationarity residual (``claims.gp22._convergence_points``:
+    convergence point, i.e. its scale-free stationarity residual (``claims.gp22.search``:
     ``label-free`` for P1, ``violation`` / ``loss-violation`` for P2) exceeds the rounding bound it
     would have at an exact convergence point: lhs = bound <= rhs = residual. With ``reject`` (a
     hypothesis violated) the point must be a convergence point up to rounding: the bound exceeds the

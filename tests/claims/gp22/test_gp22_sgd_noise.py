@@ -2,7 +2,7 @@
 nearly stop.
 
 Section 4.2's measure d(W_{t+1}, W_t) = (1/|E_T|) sum ||W^{pq}_{t+1} - W^{pq}_t|| between
-consecutive epochs (``claims.gp22._sgd.TrainingRecord.distance``, Frobenius norm), on MLP-4-32 trained
+consecutive epochs (``claims.gp22._records.TrainingRecord.distance``, Frobenius norm), on MLP-4-32 trained
 as the memo trains MLP-5-2000 for Fig. 1: mini-batch SGD with B = 128 and eta = 0.1, no momentum
 or schedule, lambda in {0, 1e-4, 1e-3, 1e-2}, once with cross-entropy and once with the squared loss;
 on scikit-learn's digits instead of MNIST/CIFAR10, for 100 epochs instead of 2000.

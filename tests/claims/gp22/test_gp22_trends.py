@@ -51,7 +51,7 @@ rate and weight decay scaled up from the memo's (0.1 at most, 5e-4) because 40 e
 by (1 - 2 eta lambda / (1 - mu)) per step."""
 BATCH_SIZES = (32.0, 64.0, 128.0, 256.0)
 """Doubling batch sizes; B < 32 costs most of the budget (m / B steps per epoch) and, at eta = 0.05,
-kills batch-norm runs (see ``claims.gp22._sgd``: a layer whose every output is cut by the ReLU)."""
+kills batch-norm runs (see ``claims.gp22._architectures``: a layer whose every output is cut by the ReLU)."""
 RATES = (0.0125, 0.025, 0.05, 0.1)
 DECAYS = (1e-3, 2.5e-3, 5e-3, 1e-2)
 SEEDS = 3

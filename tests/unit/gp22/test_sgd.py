@@ -1,4 +1,5 @@
-"""Unit tests of ``claims.gp22._sgd``: many SGD runs on Eq. (2) trained as one tensor program.
+"""Unit tests of ``claims.gp22._sgd`` (with ``_architectures`` and ``_records``): many SGD runs on
+Eq. (2) trained as one tensor program.
 
 Pinned here, since the trend claims pass or fail on whatever the trainer computes:
 - the three engines (stacked, vmap, per-run loop) compute the same trajectories, and a run stacked
@@ -21,14 +22,12 @@ import torch
 
 from claims.models._datasets import Dataset, digits
 from claims.models._layered import LayeredNetwork, matrix_key
+from claims.gp22._architectures import Architecture, forward, per_example_loss
 from claims.gp22._sgd import (
     DEFAULT_ENGINE,
     ENGINES,
-    Architecture,
     RunConfig,
     epoch_batches,
-    forward,
-    per_example_loss,
     train,
 )
 
