@@ -35,17 +35,12 @@ from claims.evidence._record import ClaimViolation, collecting
 from claims.evidence._registry import CLAIMS, unknown_claim_message
 from claims.report._compare import compare, parse_rules, regressions, render_header, render_table
 from claims.report._history import BaselineError, entry_name, history_entries, load_report, resolve_baseline, save_run
-from claims.report._model import TestRecord, build_report, dumps, loads, summary_line, write_report
-from claims.session._selection import (
-    CONTROL,
-    ClaimSuite,
-    EVIDENCE as EVIDENCE_ROLE,
-    Manifest,
-    claim_suites,
-    scan_suite,
-    suite_roots,
-    uncovered_roots,
-)
+from claims.report._json import dumps, loads
+from claims.report._model import TestRecord, build_report
+from claims.report._parts import summary_line
+from claims.report._suite import CONTROL, EVIDENCE as EVIDENCE_ROLE, ClaimSuite
+from claims.report._write import write_report
+from claims.session._selection import Manifest, claim_suites, scan_suite, suite_roots, uncovered_roots
 
 META = "claims"
 EVIDENCE = "claims_evidence"

@@ -569,7 +569,7 @@ def test_a_verdict_must_show_its_counterexample_and_a_counterexample_needs_a_ver
 
 
 def test_a_claim_whose_evidence_tests_were_not_all_selected_is_not_verified():
-    from claims.session._selection import ClaimSuite
+    from claims.report._suite import ClaimSuite
     from claims.evidence._registry import CLAIMS as registry
     from claims.report._model import claim_entry
 
