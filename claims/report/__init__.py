@@ -9,13 +9,17 @@ from __future__ import annotations
 from claims._lazy import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "._figures": (
+    "._figures": ("record_figure",),
+    "._plots": (
         "plot_drift_limits", "plot_drift_orders", "plot_layer_bounds", "plot_levels", "plot_over_time",
         "plot_panels_over_time", "plot_singular_values", "plot_success_by_width", "record_drift_orders",
-        "record_figure",
     ),
-    "._model": ("SCHEMA", "build_report", "dumps", "loads", "render_markdown", "summary_line", "write_report"),
+    "._model": ("SCHEMA", "build_report"),
+    "._json": ("dumps", "loads"),
+    "._parts": ("summary_line",),
+    "._markdown": ("render_markdown",),
     "._html": ("render_html",),
+    "._write": ("write_report",),
     "._citation": ("citation_block", "content_digest"),
     "._history": ("load_report",),
     "._compare": ("compare", "parse_fail"),

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claims.evidence._record import margin as tolerance_over_error
-from claims.report._model import _number
+from claims.report._parts import format_number
 
 VERDICT_RANK = {
     "verified": 0,
@@ -145,7 +145,7 @@ class Regression:
 
 def _shown(value: Any) -> Any:
     """A value as the table shows it: numbers to 3 significant digits (the comparison's resolution)."""
-    return _number(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    return format_number(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
 
 def _worst_margin(claim: dict[str, Any]) -> float | None:
@@ -207,7 +207,7 @@ def _counterexamples(claim: dict[str, Any]) -> dict[tuple[str, str], dict[str, A
 def _counterexample_text(ce: dict[str, Any] | None) -> str | None:
     if ce is None:
         return None
-    return f"error {_number(ce.get('error'))} > tol {_number(ce.get('tolerance'))}"
+    return f"error {format_number(ce.get('error'))} > tol {format_number(ce.get('tolerance'))}"
 
 
 def _trend_changes(claim_id: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
@@ -453,8 +453,8 @@ def _cell(change: Change, value: Any) -> str:
 def _detail(change: Change) -> str:
     c = change.context
     if change.what == "margin":
-        return (f"error {_number(c['old_error'])} -> {_number(c['new_error'])}, "
-                f"tolerance {_number(c['old_tolerance'])} -> {_number(c['new_tolerance'])}")
+        return (f"error {format_number(c['old_error'])} -> {format_number(c['new_error'])}, "
+                f"tolerance {format_number(c['old_tolerance'])} -> {format_number(c['new_tolerance'])}")
     if change.what == "p":
         alpha = c.get("new_alpha") if c.get("new_alpha") is not None else c.get("old_alpha")
         crossing = ""
@@ -462,9 +462,9 @@ def _detail(change: Change) -> str:
             crossing = ", crosses alpha upward"
         elif _crossed(change.old, c.get("old_alpha"), False) and _crossed(change.new, c.get("new_alpha"), True):
             crossing = ", crosses alpha downward"
-        return f"alpha {_number(alpha)}{crossing}; {change.subject}"
+        return f"alpha {format_number(alpha)}{crossing}; {change.subject}"
     if change.what == "effect" and c.get("min_effect") is not None:
-        return f"min effect {_number(c['min_effect'])}; {change.subject}"
+        return f"min effect {format_number(c['min_effect'])}; {change.subject}"
     if change.what == "trend" and c.get("presence"):
         return f"trend {c['presence']}; {change.subject}"
     return change.subject

@@ -29,7 +29,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from claims.report._model import SCHEMA, dumps, loads
+from claims.report._json import dumps, loads
+from claims.report._model import SCHEMA
 
 _SCHEMA_FAMILY = re.compile(r"^lowrank-claims/report/(\d+)$")
 _ENTRY = re.compile(r"^(\d{4,})_[A-Za-z0-9._-]+\.json\.gz$")
@@ -84,7 +85,7 @@ def _validate(report: Any, label: str) -> None:
 def load_report(path: str | Path) -> dict[str, Any]:
     """The report in ``path`` (``.json`` or ``.json.gz``), validated; raises ``BaselineError``.
 
-    Non-finite numbers (an infinite error) come back as floats (``claims.report._model.loads``). Only reads."""
+    Non-finite numbers (an infinite error) come back as floats (``claims.report._json.loads``). Only reads."""
     path = Path(path)
     label = str(path)
     if not path.is_file():

@@ -1,6 +1,6 @@
 """claims.html: the claims report as one self-contained static page.
 
-The same content as claims.md (the sentences come from ``claims.report._model``'s part builders, written
+The same content as claims.md (the sentences come from ``claims.report._parts``'s part builders, written
 with an HTML ``Markup``), in a file that needs nothing else: inline CSS, no JavaScript, figures
 embedded as ``data:image/png;base64`` images, long per-test tables folded in ``<details>``. Every
 claim has a ``<section id="<claim ID>">``, so a write-up can link ``claims.html#LJ22.L1``; the
@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from claims.report._citation import citation_html
-from claims.report._model import (
+from claims.report._model import report_digest
+from claims.report._parts import (
     LEGEND,
     SUMMARY_HEADER,
     TEST_HEADER,
@@ -25,7 +26,6 @@ from claims.report._model import (
     finding_parts,
     papers_parts,
     partial_parts,
-    report_digest,
     run_lines,
     summary_cells,
     summary_line,

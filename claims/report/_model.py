@@ -1,8 +1,10 @@
-"""The claims report: test outcomes and evidence aggregated per registered claim.
+"""The claims report's model: test outcomes and evidence aggregated per registered claim.
 
-Pure data in, ``claims.json`` / ``claims.md`` out; the plugin feeds it test records on the
-controller. Schema ``lowrank-claims/report/2`` (version 1 had no ``not-run`` verdict, counted
-degenerate cases as evidence and wrote every run, partial or not, over the full report).
+Pure data in, the report dict out; the plugin feeds it test records on the controller. Schema
+``lowrank-claims/report/2`` (version 1 had no ``not-run`` verdict, counted degenerate cases as
+evidence and wrote every run, partial or not, over the full report). It is written out by
+``claims.report._write`` (as JSON, ``claims.report._json``; Markdown, ``claims.report._markdown``;
+HTML, ``claims.report._html``); this module imports none of them.
 
 The rules that turn tests into a verdict are here and nowhere else:
 
@@ -29,18 +31,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
-from claims.report._citation import DIGEST_OF, citation_markdown, content_digest
 from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
-from claims.session._selection import ClaimSuite
+from claims.report._citation import DIGEST_OF, content_digest
+from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
 
 SCHEMA = "lowrank-claims/report/2"
 
@@ -185,7 +185,7 @@ class TestRecord:
         e = self.evidence
         return {
             "nodeid": self.nodeid,
-            "role": "control" if self.negative_control else "evidence",
+            "role": CONTROL if self.negative_control else EVIDENCE,
             "outcome": self.outcome,
             "reason": self.reason,
             "negative_control": self.negative_control,
@@ -412,327 +412,3 @@ def build_report(
 def report_digest(report: dict[str, Any]) -> str:
     """The report's content digest: the stored one, or (a report from before digests) computed."""
     return (report.get("citation") or {}).get("digest") or content_digest(report)
-
-
-def summary_line(report: dict[str, Any]) -> str:
-    run = report["run"]
-    counts = ", ".join(f"{n} {verdict}" for verdict, n in report["summary"].items() if n)
-    scope = ""
-    if run.get("selection") == "partial":
-        scope = f" (partial run, {len(run.get('selected_claims', []))} claims selected)"
-    state = "" if run["complete"] else " (incomplete run: not every selected test finished)"
-    return f"claims{scope}: {counts}{state}"
-
-
-def _number(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "0" if value == 0 else f"{value:.3g}"
-
-
-_SCALE = {"relative": "rel", "absolute": "abs"}
-
-
-def _error(value: float | None, scale: str | None) -> str:
-    text = _number(value)
-    return f"{text} {_SCALE[scale]}" if value is not None and scale in _SCALE else text
-
-
-def _margin(entry: dict[str, Any]) -> str:
-    if entry["max_error"] is None:
-        return "-"
-    return "exact" if entry["max_error"] == 0 else _number(entry["margin"])
-
-
-# ------------------------------------------------------------------------------------ rendering
-# The report's sentences are built once, as lists of parts (plain text, ``Code``, ``Strong``,
-# ``Emphasis``), and written out by a ``Markup``: Markdown here, HTML in ``claims.report._html``. So
-# claims.md and claims.html say the same thing, and only their structure (tables, lists) differs.
-
-
-class Code(str):
-    """A part written as code (a nodeid, a command)."""
-
-
-class Strong(str):
-    """A part written in bold (a verdict)."""
-
-
-class Emphasis(str):
-    """A part written in italics (a finding's name)."""
-
-
-Parts = list[str]
-
-
-@dataclass(frozen=True)
-class Markup:
-    """How parts are written: ``text`` escapes plain text; ``cell`` flattens text for a table cell."""
-
-    text: Callable[[str], str]
-    code: Callable[[str], str]
-    strong: Callable[[str], str]
-    emphasis: Callable[[str], str]
-    cell: Callable[[str], str]
-
-    def join(self, parts: Parts) -> str:
-        out = []
-        for part in parts:
-            if isinstance(part, Code):
-                out.append(self.code(part))
-            elif isinstance(part, Strong):
-                out.append(self.strong(part))
-            elif isinstance(part, Emphasis):
-                out.append(self.emphasis(part))
-            else:
-                out.append(self.text(part))
-        return "".join(out)
-
-
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-MARKDOWN = Markup(
-    text=str, code=lambda s: f"`{s}`", strong=lambda s: f"**{s}**", emphasis=lambda s: f"*{s}*", cell=_cell
-)
-
-
-def _replay(run: dict[str, Any]) -> Parts:
-    if run.get("hypothesis_seed") is None:
-        return ["derandomized: the same code and versions draw the same examples; replay with ", Code(run["replay"])]
-    return [
-        f"seed {run['hypothesis_seed']}: replay with ", Code(run["replay"]),
-        " (Hypothesis first replays any failing example saved in this machine's .hypothesis/ database)",
-    ]
-
-
-def partial_parts(report: dict[str, Any]) -> Parts | None:
-    run = report["run"]
-    if run["selection"] != "partial":
-        return None
-    return [
-        Strong("Partial run"),
-        f": {'; '.join(run['selection_reasons'])}. Claims selected: {', '.join(run['selected_claims']) or 'none'}. "
-        "Claims whose tests were not selected are ",
-        Code(NOT_RUN),
-        "; this report does not replace the suite's full report.",
-    ]
-
-
-def run_lines(report: dict[str, Any]) -> list[Parts]:
-    """The run: when, how complete, profile and replay, workers; code and versions; command."""
-    run = report["run"]
-    v = run["versions"]
-    git = run["git"]
-    return [
-        [
-            f"Run {run['started']} to {run['finished']}; complete: {str(run['complete']).lower()} "
-            f"(every selected test finished); selection: {run['selection']}; Hypothesis profile ",
-            Code(run["profile"]), " (", *_replay(run), f"); {run['workers']} xdist workers.",
-        ],
-        [
-            f"Code: lowrank-claims {v['lowrank-claims']}, git {git['commit']}"
-            f"{' with uncommitted changes (dirty)' if git['dirty'] else ''}."
-        ],
-        ["Versions: " + ", ".join(f"{name} {value}" for name, value in v.items() if name != "lowrank-claims") + "."],
-        ["Command: ", Code(run["command"]), "."],
-    ]
-
-
-def papers_parts(report: dict[str, Any]) -> Parts:
-    parts: Parts = ["Papers: "]
-    for i, (key, text) in enumerate(report["papers"].items()):
-        parts += (["; "] if i else []) + [Strong(key), f" {text}"]
-    return parts + ["."]
-
-
-LEGEND: Parts = [
-    "Cases are Hypothesis examples (or checks outside ", Code("@given"), ") with a non-degenerate check; "
-    "degenerate cases (both sides identically zero) are counted apart and never shown as the worst case. "
-    "Worst error, tolerance and margin = tolerance / error are those of the case nearest to violating "
-    "among the cases where the (corrected) statement holds; ", Code("rel"), " marks an error relative to the "
-    "scale the check states, ", Code("abs"), " an absolute one (margin exact: error 0). Min slack is the smallest "
-    "relative slack (rhs - lhs) / scale of an inequality. The negative control is ", Code("rejected"), " when "
-    "every control of the claim ran and the same check refused its cases, so the check is shown able "
-    "to fail.",
-]
-
-SUMMARY_HEADER = ("ID", "Reference", "Verdict", "Cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack",
-                  "Negative control")
-
-
-def summary_cells(c: dict[str, Any]) -> list[str]:
-    """One claim's row of the summary table, in ``SUMMARY_HEADER``'s order."""
-    return [
-        c["id"], c["ref"], c["verdict"], str(c["cases"]), str(c["degenerate"]), _error(c["max_error"], c["error_scale"]),
-        _number(c["tolerance"]), _margin(c), _number(c["min_slack"]), c["negative_control"],
-    ]
-
-
-def unlisted_lines(report: dict[str, Any]) -> list[str]:
-    """"Not-run (n): IDs." and "Untested (n): IDs.", for the verdicts that have claims."""
-    lines = []
-    for verdict in (NOT_RUN, "untested"):
-        listed = [c["id"] for c in report["claims"] if c["verdict"] == verdict]
-        if listed:
-            lines.append(f"{verdict.capitalize()} ({len(listed)}): {', '.join(listed)}.")
-    return lines
-
-
-def shows_section(c: dict[str, Any]) -> bool:
-    """A claim gets a section unless it is untested or not run with no test record at all."""
-    return not (c["verdict"] in ("untested", NOT_RUN) and not c["evidence"])
-
-
-def claim_heading(c: dict[str, Any]) -> str:
-    return f"{c['id']}: {c['title']} ({c['ref']}, {c['paper']})"
-
-
-def verdict_parts(c: dict[str, Any]) -> Parts:
-    return ["Verdict: ", Strong(c["verdict"]), "."]
-
-
-def violation_parts(failure: dict[str, Any]) -> Parts:
-    return ["Refuting test ", Code(failure["nodeid"]), f": {failure['violation']}"]
-
-
-def counterexample_parts(ce: dict[str, Any]) -> Parts:
-    details = ", ".join(f"{k}={v}" for k, v in ce["details"].items() if k != "error_scale")
-    return [
-        "The printed statement fails in ", Code(ce["nodeid"]),
-        f" (the case nearest to acceptance): error {_error(ce['error'], ce['details'].get('error_scale'))} > "
-        f"tolerance {_number(ce['tolerance'])} ({details}).",
-    ]
-
-
-TEST_HEADER = ("Test", "Role", "Outcome", "Cases", "Degenerate", "Worst error", "Tolerance")
-
-
-def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
-    """One row of a claim's per-test table (written by ``markup``), in ``TEST_HEADER``'s order."""
-    outcome = t["outcome"] if not t["reason"] else f"{t['outcome']} ({markup.cell(t['reason'])[:200]})"
-    return [
-        markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), str(t["cases"]), str(t["degenerate"]),
-        _error(t["max_error"], t["error_scale"]), _number(t["tolerance"]),
-    ]
-
-
-def finding_parts(name: str, f: dict[str, Any]) -> Parts:
-    return [
-        "Finding ", Emphasis(name),
-        f" (beyond the statement, not counted as its evidence): {f['cases']} cases, {f['degenerate']} degenerate, "
-        f"worst error {_error(f['max_error'], f['error_scale'])} vs tolerance {_number(f['tolerance'])}.",
-    ]
-
-
-def _table(header: Iterable[str], rows: Iterable[list[str]]) -> list[str]:
-    header = list(header)
-    return [f"| {' | '.join(header)} |", "|" + "---|" * len(header)] + [f"| {' | '.join(row)} |" for row in rows]
-
-
-def render_markdown(report: dict[str, Any]) -> str:
-    md = MARKDOWN.join
-    lines = ["# Claims report", "", f"{summary_line(report)}.", "", citation_markdown(report, report_digest(report))]
-    partial = partial_parts(report)
-    if partial:
-        lines += [md(partial), ""]
-    lines += [md(parts) for parts in run_lines(report)]
-    lines += ["", md(papers_parts(report)), "", md(LEGEND), ""]
-    lines += _table(SUMMARY_HEADER, (summary_cells(c) for c in report["claims"]))
-    lines += [line for text in unlisted_lines(report) for line in ("", text)]
-    lines.append("")
-    for c in report["claims"]:
-        if not shows_section(c):
-            continue
-        lines += [f"## {claim_heading(c)}", "", f"Statement: {c['statement']}", ""]
-        lines.append(md(verdict_parts(c)))
-        lines += [f"- {reason}" for reason in c["why"]]
-        for failure in c["violations"]:
-            lines += ["", md(violation_parts(failure))]
-            if failure["falsifying_example"]:
-                lines += ["", "```", failure["falsifying_example"], "```"]
-        for ce in c["counterexamples"]:
-            lines += ["", md(counterexample_parts(ce))]
-        if c["correction"]:
-            lines += ["", f"Correction: {c['correction']}"]
-        lines += [""] + _table(TEST_HEADER, (test_cells(t, MARKDOWN) for t in c["evidence"]))
-        for name, f in c["findings"].items():
-            lines += ["", md(finding_parts(name, f))]
-            lines += [f"- {note}" for note in f["notes"]]
-        if c["notes"]:
-            lines += [""] + [f"- {note}" for note in c["notes"]]
-        for figure in c.get("figures", []):
-            lines += ["", f"![{_alt(figure['caption'])}]({figure['path']})"]
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _alt(caption: str) -> str:
-    """A caption as Markdown image text: one line, no brackets that would end it."""
-    return " ".join(caption.split()).replace("[", "(").replace("]", ")")
-
-
-def _json_safe(value: Any) -> Any:
-    """Strict JSON: a non-finite float (an infinite or NaN error) is written as its name."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
-
-
-def _revive(value: Any) -> Any:
-    if isinstance(value, str) and value in _NON_FINITE:
-        return _NON_FINITE[value]
-    if isinstance(value, dict):
-        return {k: _revive(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_revive(v) for v in value]
-    return value
-
-
-def dumps(value: Any, **options: Any) -> str:
-    """Strict JSON text (the report files, and test-report properties such as JUnit XML's)."""
-    return json.dumps(_json_safe(value), allow_nan=False, **options)
-
-
-def loads(text: str) -> Any:
-    """The inverse of ``dumps``: non-finite floats come back as floats."""
-    return _revive(json.loads(text))
-
-
-def listed_figures(report: dict[str, Any]) -> list[str]:
-    """The relative paths of every figure the report lists, once each, in report order."""
-    return list(dict.fromkeys(f["path"] for c in report["claims"] for f in c.get("figures", [])))
-
-
-def write_report(report: dict[str, Any], directory: Path, figure_bytes: Mapping[str, bytes] | None = None) -> None:
-    """claims.json, claims.md, claims.html and figures/*.png in ``directory``.
-
-    PNG bytes come from ``figure_bytes``, by default the report's side table (``Report.figure_bytes``);
-    a listed figure without bytes (a report read back from JSON) keeps the file already there. PNGs
-    in figures/ that the report no longer lists are deleted (only *.png files there)."""
-    from claims.report._html import render_html  # claims.report._html imports this module's renderers
-
-    directory.mkdir(parents=True, exist_ok=True)
-    figure_bytes = getattr(report, "figure_bytes", {}) if figure_bytes is None else figure_bytes
-    listed = set(listed_figures(report))
-    figures = directory / FIGURES
-    if listed:
-        figures.mkdir(exist_ok=True)
-    for path in sorted(listed):
-        if path in figure_bytes:
-            (directory / path).write_bytes(figure_bytes[path])
-    if figures.is_dir():
-        for png in figures.glob("*.png"):
-            if f"{FIGURES}/{png.name}" not in listed:
-                png.unlink()
-    (directory / "claims.json").write_text(dumps(report, indent=2) + "\n")
-    (directory / "claims.md").write_text(render_markdown(report))
-    (directory / "claims.html").write_text(render_html(report, directory), encoding="utf-8")

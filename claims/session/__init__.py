@@ -1,7 +1,9 @@
 """The session layer: what one pytest session needs beyond the report: which claims a run selected
-(full or partial), a cache shared by the session's xdist workers, and the run's provenance.
+(full or partial), the options that shape it, the reporter that aggregates the session's claim tests
+and writes the report, the run's provenance, pytest-html's Claims column, and a cache shared by the
+session's xdist workers.
 
-The plugin wires it into pytest's hooks.
+The plugin (``claims.plugin``) wires it into pytest's hooks.
 """
 
 from __future__ import annotations
@@ -10,4 +12,11 @@ from claims._lazy import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "._cache": ("session_cached", "session_key"),
+    "._claim_tests": ("EVIDENCE_PROPERTY", "META_PROPERTY", "claim_meta", "is_violation", "recorded_property"),
+    "._collection": ("ClaimFilter", "SelectionTracker"),
+    "._html_rows": ("HtmlRows", "evidence_line"),
+    "._options": ("SessionOptions", "checked_options"),
+    "._provenance": ("VERSIONED", "git_state", "replay_command"),
+    "._reporter": ("ClaimsReporter",),
+    "._selection": ("Manifest", "claim_suites", "scan_suite"),
 })

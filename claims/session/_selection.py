@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-CONTROL, EVIDENCE = "control", "evidence"
+from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
 
 
 @dataclass
@@ -127,16 +127,6 @@ def scan_suite(roots: list[Path]) -> dict[str, dict[str, set[str]]]:
         for claim_id, role in _claim_markers(tree):
             suite.setdefault(claim_id, {CONTROL: set(), EVIDENCE: set()})[role].add(str(path))
     return suite
-
-
-@dataclass
-class ClaimSuite:
-    """What the suite holds for one claim beyond this run's selection."""
-
-    has_evidence_tests: bool = False
-    has_controls: bool = False
-    unselected_evidence: int = 0
-    unselected_controls: int = 0
 
 
 def claim_suites(

@@ -11,7 +11,8 @@ import pytest
 
 import claims
 from claims.report._citation import PAPERS, citation_block, content_digest, stable_claims
-from claims.report._model import TestRecord, build_report, dumps, loads
+from claims.report._json import dumps, loads
+from claims.report._model import TestRecord, build_report
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 CFF = ROOT / "CITATION.cff"
@@ -96,7 +97,7 @@ import time
 import pytest
 from hypothesis import given, strategies as st
 from claims import check_close, check_rejected, record_figure, record_note, record_series
-from claims.report._figures import plot_over_time
+from claims.report._plots import plot_over_time
 
 @pytest.mark.claim("LJ22.L1")
 @given(st.floats(0.25, 1))

@@ -569,7 +569,7 @@ def test_a_verdict_must_show_its_counterexample_and_a_counterexample_needs_a_ver
 
 
 def test_a_claim_whose_evidence_tests_were_not_all_selected_is_not_verified():
-    from claims.session._selection import ClaimSuite
+    from claims.report._suite import ClaimSuite
     from claims.evidence._registry import CLAIMS as registry
     from claims.report._model import claim_entry
 
@@ -618,7 +618,7 @@ def test_an_unknown_profile_is_a_usage_error(pytester):
 def test_the_dirty_flag_counts_code_not_logs_or_virtualenvs(tmp_path):
     import subprocess
 
-    from claims.plugin import _git
+    from claims.session._provenance import git_state
 
     def git(*args: str) -> None:
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
@@ -628,12 +628,12 @@ def test_the_dirty_flag_counts_code_not_logs_or_virtualenvs(tmp_path):
     (tmp_path / "module.py").write_text("x = 1\n")
     git("add", "module.py")
     git("commit", "-qm", "one")
-    assert _git(tmp_path)["dirty"] is False and len(_git(tmp_path)["commit"]) == 40
+    assert git_state(tmp_path)["dirty"] is False and len(git_state(tmp_path)["commit"]) == 40
     (tmp_path / "run.log").write_text("log")
     (tmp_path / ".venv").mkdir()
-    assert _git(tmp_path)["dirty"] is False
+    assert git_state(tmp_path)["dirty"] is False
     (tmp_path / "test_new.py").write_text("")
-    assert _git(tmp_path)["dirty"] is True
+    assert git_state(tmp_path)["dirty"] is True
     (tmp_path / "test_new.py").unlink()
     (tmp_path / "module.py").write_text("x = 2\n")
-    assert _git(tmp_path)["dirty"] is True
+    assert git_state(tmp_path)["dirty"] is True

@@ -19,7 +19,8 @@ from claims.report._compare import (
     render_table,
 )
 from claims.evidence._record import margin
-from claims.report._model import SCHEMA, dumps
+from claims.report._json import dumps
+from claims.report._model import SCHEMA
 
 REFERENCE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
 """A committed full ``ci`` report (tests/data/README.md)."""

@@ -1,5 +1,5 @@
 """Figures and series caps of the evidence: ``claims.record_figure`` labels, renders and records a
-figure inside a claim test (and only there); every plotting function of ``claims.report._figures`` makes
+figure inside a claim test (and only there); every plotting function of ``claims.report._plots`` makes
 a figure from plain data (the claim tests render each kind with their own data); ``record_series`` keeps at most ``SERIES_ROWS_KEPT`` rows per series
 in the report while the test keeps them all."""
 
@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from claims.report import _figures as figures
+from claims.report import _plots as plots
 from claims.evidence._record import (
     SERIES_ROWS_KEPT,
     OutsideClaimTest,
@@ -128,29 +129,29 @@ def drift_rows(method, order, n):
 
 
 def test_every_plotting_function_makes_a_figure():
-    record(figures.plot_panels_over_time(
+    record(plots.plot_panels_over_time(
         [dict(x=[1, 2], ys={"a": [1, 2]}, xlabel="x", ylabel="y", title="p1", reference=1.0),
          dict(x=[1, 2], ys={"b": [2, float("nan")]}, xlabel="x", ylabel="y", logx=True, reference=("r", [1, 1]))],
         title="t"))
-    record(figures.plot_drift_orders(drift_rows("euler", 1, 20) + drift_rows("rk4", 4, 3), title="t"))
-    built(figures.plot_over_time([0, 1, 2], {"a": [1, 2, 3], "b": [3, 2, 0]}, xlabel="x", ylabel="y", title="t",
+    record(plots.plot_drift_orders(drift_rows("euler", 1, 20) + drift_rows("rk4", 4, 3), title="t"))
+    built(plots.plot_over_time([0, 1, 2], {"a": [1, 2, 3], "b": [3, 2, 0]}, xlabel="x", ylabel="y", title="t",
                                  logy=True, reference=("ref", 2.0)))
     limits = [dict(method=m, step_sizes=[0.1, 0.05, 0.025], drifts=[1.2, 1.1, 1.05], limit=1.0, limit_error=0.01)
               for m in ("euler", "rk4")]
-    built(figures.plot_drift_limits(limits, title="t"))
-    built(figures.plot_levels([dict(levels=[32, 32, 64, 64], responses=[1, 2, 3, 4], xlabel="B", title="p"),
+    built(plots.plot_drift_limits(limits, title="t"))
+    built(plots.plot_levels([dict(levels=[32, 32, 64, 64], responses=[1, 2, 3, 4], xlabel="B", title="p"),
                                dict(levels=[1, 2], responses=[1, 2], xlabel="x", reference=("r", 1.5))],
                               ylabel="rank", title="t"))
-    built(figures.plot_levels([dict(levels=[0, 1], responses=[1, 2], xlabel="x")], ylabel="y", title="t", logx=False))
-    built(figures.plot_success_by_width([4, 8], {"a": [0.1, 0.5], "b": [0.2, 0.4]}, 10,
+    built(plots.plot_levels([dict(levels=[0, 1], responses=[1, 2], xlabel="x")], ylabel="y", title="t", logx=False))
+    built(plots.plot_success_by_width([4, 8], {"a": [0.1, 0.5], "b": [0.2, 0.4]}, 10,
                                         {"a": {4: [0.4, 0.5], 8: [0.5]}, "b": {4: [0.41], 8: [0.5, 0.5]}},
                                         {"s1": 0.41, "s2": 0.5}, title="t"))
     run = dict(top10_at_init=[[3, 2, 1], [2, 1, 0.5]], top10_at_plateau=None, top10_at_end=[[3, 1, 0.1], [2, 0.1, 0.01]])
-    built(figures.plot_singular_values([run, run], title="t"))
+    built(plots.plot_singular_values([run, run], title="t"))
     rows = [dict(kind=kind, instance=f"i{k}", depth=2, c=0.5, layers=[1, 2], bounds=bounds,
                  weight=[0.1, 0.2], activation=[0.0, 0.1], nonlinearity=[0.3, 0.01])
             for k, (kind, bounds) in enumerate([("random", [-1, -2]), ("near", [0.5, 0.3]), ("near", [-1, 0.2])])]
-    built(figures.plot_layer_bounds(rows, title="t"))
+    built(plots.plot_layer_bounds(rows, title="t"))
 
 
 def test_slug():

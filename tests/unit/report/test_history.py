@@ -18,7 +18,8 @@ from claims.report._history import (
     save_run,
     without_series,
 )
-from claims.report._model import SCHEMA, build_report, dumps
+from claims.report._json import dumps
+from claims.report._model import SCHEMA, build_report
 from claims.report._model import TestRecord as Record  # not collected as a test class
 
 REFERENCE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"

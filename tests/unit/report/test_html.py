@@ -12,7 +12,9 @@ from html.parser import HTMLParser
 import pytest
 
 from claims.evidence._registry import CLAIMS
-from claims.report._model import FIGURES, TestRecord, build_report, figure_path, loads, write_report
+from claims.report._json import loads
+from claims.report._model import FIGURES, TestRecord, build_report, figure_path
+from claims.report._write import write_report
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -1,0 +1,84 @@
+"""claims.md: the claims report as Markdown, from the parts of ``claims.report._parts`` written with
+the Markdown ``Markup`` (``MARKDOWN``), with its tables, lists and figure links."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from claims.report._citation import citation_markdown
+from claims.report._model import report_digest
+from claims.report._parts import (
+    LEGEND,
+    SUMMARY_HEADER,
+    TEST_HEADER,
+    Markup,
+    claim_heading,
+    counterexample_parts,
+    finding_parts,
+    papers_parts,
+    partial_parts,
+    run_lines,
+    shows_section,
+    summary_cells,
+    summary_line,
+    test_cells,
+    unlisted_lines,
+    verdict_parts,
+    violation_parts,
+)
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+MARKDOWN = Markup(
+    text=str, code=lambda s: f"`{s}`", strong=lambda s: f"**{s}**", emphasis=lambda s: f"*{s}*", cell=_cell
+)
+
+
+def _table(header: Iterable[str], rows: Iterable[list[str]]) -> list[str]:
+    header = list(header)
+    return [f"| {' | '.join(header)} |", "|" + "---|" * len(header)] + [f"| {' | '.join(row)} |" for row in rows]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    md = MARKDOWN.join
+    lines = ["# Claims report", "", f"{summary_line(report)}.", "", citation_markdown(report, report_digest(report))]
+    partial = partial_parts(report)
+    if partial:
+        lines += [md(partial), ""]
+    lines += [md(parts) for parts in run_lines(report)]
+    lines += ["", md(papers_parts(report)), "", md(LEGEND), ""]
+    lines += _table(SUMMARY_HEADER, (summary_cells(c) for c in report["claims"]))
+    lines += [line for text in unlisted_lines(report) for line in ("", text)]
+    lines.append("")
+    for c in report["claims"]:
+        if not shows_section(c):
+            continue
+        lines += [f"## {claim_heading(c)}", "", f"Statement: {c['statement']}", ""]
+        lines.append(md(verdict_parts(c)))
+        lines += [f"- {reason}" for reason in c["why"]]
+        for failure in c["violations"]:
+            lines += ["", md(violation_parts(failure))]
+            if failure["falsifying_example"]:
+                lines += ["", "```", failure["falsifying_example"], "```"]
+        for ce in c["counterexamples"]:
+            lines += ["", md(counterexample_parts(ce))]
+        if c["correction"]:
+            lines += ["", f"Correction: {c['correction']}"]
+        lines += [""] + _table(TEST_HEADER, (test_cells(t, MARKDOWN) for t in c["evidence"]))
+        for name, f in c["findings"].items():
+            lines += ["", md(finding_parts(name, f))]
+            lines += [f"- {note}" for note in f["notes"]]
+        if c["notes"]:
+            lines += [""] + [f"- {note}" for note in c["notes"]]
+        for figure in c.get("figures", []):
+            lines += ["", f"![{_alt(figure['caption'])}]({figure['path']})"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _alt(caption: str) -> str:
+    """A caption as Markdown image text: one line, no brackets that would end it."""
+    return " ".join(caption.split()).replace("[", "(").replace("]", ")")

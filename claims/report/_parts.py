@@ -1,0 +1,212 @@
+"""The report's text, shared by its renderings: its sentences built once as lists of parts (plain
+text, ``Code``, ``Strong``, ``Emphasis``) and written out by a ``Markup``, Markdown in
+``claims.report._markdown`` and HTML in ``claims.report._html``. So claims.md and claims.html say
+the same thing, and only their structure (tables, lists) differs. Also the table headers and cells,
+the one-line summary (``summary_line``, printed by the plugin too) and how numbers are shown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from claims.report._model import NOT_RUN
+
+
+def summary_line(report: dict[str, Any]) -> str:
+    """The one-line summary, e.g. "claims: 30 verified, 2 refuted", saying when the run was partial or
+    incomplete."""
+    run = report["run"]
+    counts = ", ".join(f"{n} {verdict}" for verdict, n in report["summary"].items() if n)
+    scope = ""
+    if run.get("selection") == "partial":
+        scope = f" (partial run, {len(run.get('selected_claims', []))} claims selected)"
+    state = "" if run["complete"] else " (incomplete run: not every selected test finished)"
+    return f"claims{scope}: {counts}{state}"
+
+
+def format_number(value: float | None) -> str:
+    """A number as the report shows it: 3 significant digits, "0" for zero, "-" for none."""
+    if value is None:
+        return "-"
+    return "0" if value == 0 else f"{value:.3g}"
+
+
+_SCALE = {"relative": "rel", "absolute": "abs"}
+
+
+def _error(value: float | None, scale: str | None) -> str:
+    text = format_number(value)
+    return f"{text} {_SCALE[scale]}" if value is not None and scale in _SCALE else text
+
+
+def _margin(entry: dict[str, Any]) -> str:
+    if entry["max_error"] is None:
+        return "-"
+    return "exact" if entry["max_error"] == 0 else format_number(entry["margin"])
+
+
+class Code(str):
+    """A part written as code (a nodeid, a command)."""
+
+
+class Strong(str):
+    """A part written in bold (a verdict)."""
+
+
+class Emphasis(str):
+    """A part written in italics (a finding's name)."""
+
+
+Parts = list[str]
+
+
+@dataclass(frozen=True)
+class Markup:
+    """How parts are written: ``text`` escapes plain text; ``cell`` flattens text for a table cell."""
+
+    text: Callable[[str], str]
+    code: Callable[[str], str]
+    strong: Callable[[str], str]
+    emphasis: Callable[[str], str]
+    cell: Callable[[str], str]
+
+    def join(self, parts: Parts) -> str:
+        out = []
+        for part in parts:
+            if isinstance(part, Code):
+                out.append(self.code(part))
+            elif isinstance(part, Strong):
+                out.append(self.strong(part))
+            elif isinstance(part, Emphasis):
+                out.append(self.emphasis(part))
+            else:
+                out.append(self.text(part))
+        return "".join(out)
+
+
+def _replay(run: dict[str, Any]) -> Parts:
+    if run.get("hypothesis_seed") is None:
+        return ["derandomized: the same code and versions draw the same examples; replay with ", Code(run["replay"])]
+    return [
+        f"seed {run['hypothesis_seed']}: replay with ", Code(run["replay"]),
+        " (Hypothesis first replays any failing example saved in this machine's .hypothesis/ database)",
+    ]
+
+
+def partial_parts(report: dict[str, Any]) -> Parts | None:
+    run = report["run"]
+    if run["selection"] != "partial":
+        return None
+    return [
+        Strong("Partial run"),
+        f": {'; '.join(run['selection_reasons'])}. Claims selected: {', '.join(run['selected_claims']) or 'none'}. "
+        "Claims whose tests were not selected are ",
+        Code(NOT_RUN),
+        "; this report does not replace the suite's full report.",
+    ]
+
+
+def run_lines(report: dict[str, Any]) -> list[Parts]:
+    """The run: when, how complete, profile and replay, workers; code and versions; command."""
+    run = report["run"]
+    v = run["versions"]
+    git = run["git"]
+    return [
+        [
+            f"Run {run['started']} to {run['finished']}; complete: {str(run['complete']).lower()} "
+            f"(every selected test finished); selection: {run['selection']}; Hypothesis profile ",
+            Code(run["profile"]), " (", *_replay(run), f"); {run['workers']} xdist workers.",
+        ],
+        [
+            f"Code: lowrank-claims {v['lowrank-claims']}, git {git['commit']}"
+            f"{' with uncommitted changes (dirty)' if git['dirty'] else ''}."
+        ],
+        ["Versions: " + ", ".join(f"{name} {value}" for name, value in v.items() if name != "lowrank-claims") + "."],
+        ["Command: ", Code(run["command"]), "."],
+    ]
+
+
+def papers_parts(report: dict[str, Any]) -> Parts:
+    parts: Parts = ["Papers: "]
+    for i, (key, text) in enumerate(report["papers"].items()):
+        parts += (["; "] if i else []) + [Strong(key), f" {text}"]
+    return parts + ["."]
+
+
+LEGEND: Parts = [
+    "Cases are Hypothesis examples (or checks outside ", Code("@given"), ") with a non-degenerate check; "
+    "degenerate cases (both sides identically zero) are counted apart and never shown as the worst case. "
+    "Worst error, tolerance and margin = tolerance / error are those of the case nearest to violating "
+    "among the cases where the (corrected) statement holds; ", Code("rel"), " marks an error relative to the "
+    "scale the check states, ", Code("abs"), " an absolute one (margin exact: error 0). Min slack is the smallest "
+    "relative slack (rhs - lhs) / scale of an inequality. The negative control is ", Code("rejected"), " when "
+    "every control of the claim ran and the same check refused its cases, so the check is shown able "
+    "to fail.",
+]
+
+SUMMARY_HEADER = ("ID", "Reference", "Verdict", "Cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack",
+                  "Negative control")
+
+
+def summary_cells(c: dict[str, Any]) -> list[str]:
+    """One claim's row of the summary table, in ``SUMMARY_HEADER``'s order."""
+    return [
+        c["id"], c["ref"], c["verdict"], str(c["cases"]), str(c["degenerate"]), _error(c["max_error"], c["error_scale"]),
+        format_number(c["tolerance"]), _margin(c), format_number(c["min_slack"]), c["negative_control"],
+    ]
+
+
+def unlisted_lines(report: dict[str, Any]) -> list[str]:
+    """"Not-run (n): IDs." and "Untested (n): IDs.", for the verdicts that have claims."""
+    lines = []
+    for verdict in (NOT_RUN, "untested"):
+        listed = [c["id"] for c in report["claims"] if c["verdict"] == verdict]
+        if listed:
+            lines.append(f"{verdict.capitalize()} ({len(listed)}): {', '.join(listed)}.")
+    return lines
+
+
+def shows_section(c: dict[str, Any]) -> bool:
+    """A claim gets a section unless it is untested or not run with no test record at all."""
+    return not (c["verdict"] in ("untested", NOT_RUN) and not c["evidence"])
+
+
+def claim_heading(c: dict[str, Any]) -> str:
+    return f"{c['id']}: {c['title']} ({c['ref']}, {c['paper']})"
+
+
+def verdict_parts(c: dict[str, Any]) -> Parts:
+    return ["Verdict: ", Strong(c["verdict"]), "."]
+
+
+def violation_parts(failure: dict[str, Any]) -> Parts:
+    return ["Refuting test ", Code(failure["nodeid"]), f": {failure['violation']}"]
+
+
+def counterexample_parts(ce: dict[str, Any]) -> Parts:
+    details = ", ".join(f"{k}={v}" for k, v in ce["details"].items() if k != "error_scale")
+    return [
+        "The printed statement fails in ", Code(ce["nodeid"]),
+        f" (the case nearest to acceptance): error {_error(ce['error'], ce['details'].get('error_scale'))} > "
+        f"tolerance {format_number(ce['tolerance'])} ({details}).",
+    ]
+
+
+TEST_HEADER = ("Test", "Role", "Outcome", "Cases", "Degenerate", "Worst error", "Tolerance")
+
+
+def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
+    """One row of a claim's per-test table (written by ``markup``), in ``TEST_HEADER``'s order."""
+    outcome = t["outcome"] if not t["reason"] else f"{t['outcome']} ({markup.cell(t['reason'])[:200]})"
+    return [
+        markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), str(t["cases"]), str(t["degenerate"]),
+        _error(t["max_error"], t["error_scale"]), format_number(t["tolerance"]),
+    ]
+
+
+def finding_parts(name: str, f: dict[str, Any]) -> Parts:
+    return [
+        "Finding ", Emphasis(name),
+        f" (beyond the statement, not counted as its evidence): {f['cases']} cases, {f['degenerate']} degenerate, "
+        f"worst error {_error(f['max_error'], f['error_scale'])} vs tolerance {format_number(f['tolerance'])}.",
+    ]

@@ -1,0 +1,142 @@
+"""The plugin's options, read and checked at configure time: every bad value is a one-line usage error
+before anything changes (a directory, Hypothesis's profile, a test run). ``checked_options`` reads
+them all into ``SessionOptions``; the helpers it uses (the report directory, ``--claims``, the
+``--claims-compare`` baseline and rules, ``--claims-save``'s name) are used by the reporter too."""
+
+from __future__ import annotations
+
+import fnmatch
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from claims.evidence import _profiles
+from claims.evidence._registry import CLAIMS, unknown_claim_message
+from claims.report._compare import parse_rules
+from claims.report._history import BaselineError, entry_name, history_entries, load_report, resolve_baseline
+
+PARTIAL = "partial"
+"""The report directory's subdirectory for a partial or incomplete run's report."""
+HISTORY = "history"
+"""The report directory's subdirectory of saved runs (``claims.report._history``)."""
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """The checked options of a session: the Hypothesis profile, whether the controller writes the
+    claims report, the claims ``--claims`` selected (None: no selection), and the
+    ``--claims-compare`` baseline (its file and the report read from it) and failing rules."""
+
+    profile: str
+    report: bool
+    selected: set[str] | None
+    baseline: tuple[Path, dict] | None = None
+    rules: list = field(default_factory=list)
+
+
+def checked_options(config: pytest.Config) -> SessionOptions:
+    """Every option, checked before anything changes; a worker checks only what it uses (the profile
+    and ``--claims``), the controller the report's options too."""
+    runs_nothing = any(getattr(config.option, mode, False) for mode in ("collectonly", "setuponly", "setupplan", "showfixtures"))
+    report = not config.getoption("no_claims_report") and not runs_nothing
+    worker = hasattr(config, "workerinput")
+    profile = config.getoption("hypothesis_profile", None) or _profiles.default_profile()
+    if profile not in _profiles.PROFILES:
+        raise pytest.UsageError(
+            f"--hypothesis-profile={profile}: not a profile of this suite; one of {', '.join(_profiles.PROFILES)}"
+        )
+    selected = selected_claims(config)
+    baseline, rules = None, []
+    if not worker:
+        if report:
+            check_save_name(config)
+            baseline, rules = compare_baseline(config), fail_rules(config)
+            check_report_directory(report_directory(config), "--claims-report-dir")
+        elif config.getoption("claims_compare") is not None or config.getoption("claims_compare_fail"):
+            raise pytest.UsageError(
+                "--claims-compare needs the claims report (not with --no-claims-report or --collect-only)"
+            )
+        elif config.getoption("no_claims_report") and (
+            config.getoption("claims_save") is not None or config.getoption("claims_autosave")
+        ):
+            raise pytest.UsageError("--claims-save/--claims-autosave: nothing to save with --no-claims-report")
+    return SessionOptions(profile, report, selected, baseline, rules)
+
+
+def report_directory(config: pytest.Config) -> Path:
+    """--claims-report-dir, else <rootdir>/reports."""
+    option = config.getoption("claims_report_dir")
+    return Path(option).resolve() if option else config.rootpath / "reports"
+
+
+def check_report_directory(directory: Path, option: str) -> None:
+    """A report directory that cannot be written is a usage error now, not a traceback after the run."""
+    try:
+        if directory.exists() and not directory.is_dir():
+            raise pytest.UsageError(f"{option}={directory}: exists and is not a directory")
+        for path in (directory, directory / PARTIAL):
+            if path.exists() and not path.is_dir():
+                raise pytest.UsageError(f"{option}={directory}: {path} exists and is not a directory")
+            path.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=path):
+                pass
+    except OSError as error:
+        raise pytest.UsageError(f"{option}={directory}: cannot write reports there ({error.strerror or error})") from None
+
+
+def selected_claims(config: pytest.Config) -> set[str] | None:
+    """The claim IDs --claims names (IDs and globs over the registry); an ID or glob matching none is a
+    usage error naming the nearest valid IDs, as for an unknown ID in a marker."""
+    option = config.getoption("claims", None)
+    if option is None:
+        return None
+    selected: set[str] = set()
+    for pattern in filter(None, (p.strip() for p in option.split(","))):
+        matched = {i for i in CLAIMS if fnmatch.fnmatchcase(i, pattern)}
+        if not matched:
+            raise pytest.UsageError(f"--claims {option}: {unknown_claim_message(pattern)}")
+        selected |= matched
+    if not selected:
+        raise pytest.UsageError(f"--claims {option!r}: names no claim")
+    return selected
+
+
+def compare_baseline(config: pytest.Config) -> tuple[Path, dict] | None:
+    """The report --claims-compare names, read and checked before any test runs: a bad baseline is a
+    one-line usage error naming the file, and nothing is written. On the first night (the latest entry
+    asked for, none saved yet) there is nothing to compare: a warning, not an error."""
+    spec = config.getoption("claims_compare")
+    if spec is None:
+        return None
+    history = report_directory(config) / HISTORY
+    try:
+        path = resolve_baseline(spec, history)
+        return path, load_report(path)
+    except BaselineError as error:
+        if not spec.strip() and not history_entries(history):
+            config.issue_config_time_warning(
+                pytest.PytestConfigWarning(f"--claims-compare: {error}; this run is compared with nothing"), 2
+            )
+            return None
+        raise pytest.UsageError(f"--claims-compare: {error}") from None
+
+
+def check_save_name(config: pytest.Config) -> None:
+    """--claims-save=NAME: a name that cannot be part of a file name is a usage error now, not after the run."""
+    name = config.getoption("claims_save")
+    if name:
+        try:
+            entry_name({"run": {}}, 1, name)
+        except ValueError as error:
+            raise pytest.UsageError(f"--claims-save={name}: {error}") from None
+
+
+def fail_rules(config: pytest.Config) -> list:
+    """The --claims-compare-fail rules (the defaults when none is given)."""
+    expressions = config.getoption("claims_compare_fail")
+    try:
+        return parse_rules(expressions)  # None: the defaults
+    except ValueError as error:
+        raise pytest.UsageError(f"--claims-compare-fail: {error}") from None
