@@ -1,9 +1,9 @@
 """BSJ25 Section 3: the low-rank bounds at optimal escape directions, Theorem 3.1 / A.7 (the
 l^{-1/2} bound in every layer) and Proposition 3.3 / A.5 (near-rank-one nonnegative inputs).
 
-The optima come from ``claims.bsj25._escape.solve_escape`` (minimum of L_0 on ||theta||^2 = L; by
+The optima come from ``claims.bsj25.solve_escape`` (minimum of L_0 on ||theta||^2 = L; by
 homogeneity also the minimum over ||theta||^2 <= L whenever it is negative); the three ratios at layer l
-are ``claims.bsj25._escape.layer_ratios``: sum_{i>=2} s_i^2 / sum_i s_i^2 of W_l and of Z^s_l, and
+are ``claims.bsj25.layer_ratios``: sum_{i>=2} s_i^2 / sum_i s_i^2 of W_l and of Z^s_l, and
 ||Z^s_l - Z_l||_F^2 / ||Z_l||_F^2, for l = 1..L (Section 2 numbers the layers 1..L; Z^s_L = relu(Z_L) by
 the recursion, although the network's output is Z_L)."""
 

@@ -2,7 +2,7 @@
 (Proposition 2.2 / A.2), and the escape-time approximation and output bound after it.
 
 The solver, the flow on L_0 (``scipy.integrate.solve_ivp``, DOP853, rtol 1e-12) and the closed forms
-are ``claims.bsj25._escape``; the network and L_0 are ``claims.bsj25._saddle``. An escape direction rho has
+are ``claims.bsj25``; the network and L_0 are ``claims.bsj25``. An escape direction rho has
 ||rho||^2 = L and grad L_0(rho) = -s rho, so s = -L_0(rho) (Euler)."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def d21_solutions() -> list[tuple[str, object, EscapeDirection]]:
 
 def residual_check(rho, shapes, x, g, check=check_close, **details):
     """Definition 2.1's grad L_0(rho) = -s rho with s = -L_0(rho), entrywise, relative to s sqrt(L),
-    against the float64 bound of ``claims.bsj25._escape.gradient_residual``."""
+    against the float64 bound of ``claims.bsj25.gradient_residual``."""
     gradient, speed, bound = gradient_residual(rho, shapes, x, g)
     scale = abs(speed) * math.sqrt(len(shapes))
     residual = float(norm(gradient + speed * rho)) / scale
@@ -107,7 +107,7 @@ def residual_check(rho, shapes, x, g, check=check_close, **details):
 
 
 def local_minimum_check(rho, shapes, x, g, kinks=(), check=check_inequality, seed=0, **details):
-    """Local optimality on the sphere by perturbation (``claims.bsj25._escape.perturbation_test``): L_0(rho)
+    """Local optimality on the sphere by perturbation (``claims.bsj25.perturbation_test``): L_0(rho)
     <= L_0(rho') for retracted perturbations at relative steps 1e-2, 1e-3, 1e-4 along random tangent
     directions and +-the gradients of the kink pre-activations; the perturbation with the least
     increase plus bound is the one judged."""

@@ -1,5 +1,5 @@
 """BSJ25 statements checkable at one parameter: Proposition A.1 (Section 2.1), Propositions 3.2 / A.3
-and 3.4 / A.4, and Lemma A.6. The network, L_0 and the ratios are claims.bsj25._saddle."""
+and 3.4 / A.4, and Lemma A.6. The network, L_0 and the ratios are claims.bsj25."""
 
 from __future__ import annotations
 
@@ -402,7 +402,7 @@ def p34_instances(draw):
 @dataclass
 class P34Case:
     """Prop. 3.4 / A.4 at one theta under one reading of its layers, from the statement's functions
-    in claims.bsj25._saddle (``p34_layers``, ``activation_ratio``, ``p34_bound``, ``p34_required``,
+    in claims.bsj25 (``p34_layers``, ``activation_ratio``, ``p34_bound``, ``p34_required``,
     ``p34_mth_smallest``): the main tests and the negative control all build their cases here."""
 
     layers: range

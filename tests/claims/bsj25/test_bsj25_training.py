@@ -2,13 +2,13 @@
 
 - BSJ25.F2 (Section 4.1 / Figs. 2 and 6): projected gradient descent on the sphere ||theta||^2 = 3
   for Example 1 finds the rank-two direction (speed above sqrt(2) - 1) more often as the width
-  grows. ``claims.bsj25._width_sweep``: widths 4 .. 64 (Example 1's rank-two direction needs four
+  grows. ``claims.bsj25``: widths 4 .. 64 (Example 1's rank-two direction needs four
   first-layer units: "hidden width at least four"), 20 runs per width and initialization scheme
   (x ``seed_factor()`` under nightly), two schemes, each judged by its own trend test (the paper
   does not state its initialization, so neither scheme is privileged: the claim holds only if both
   trends do).
 - BSJ25.F1 (Section 3.3 / Figs. 1, 3, 4): gradient descent from small initialization on digits,
-  depths 4 and 6 (``claims.bsj25._small_init``: the optimizer, the plateau rule and the scale are stated
+  depths 4 and 6 (``claims.bsj25``: the optimizer, the plateau rule and the scale are stated
   there and in the notes). At the first plateau after the first loss drop: one dominant singular
   value per layer (sigma_2 / sigma_1 <= 1/2); more strongly in deeper layers (a decreasing trend of
   sigma_2 / sigma_1 over the layer index); a second singular value appears later (sigma_2 / sigma_1

@@ -8,7 +8,7 @@
 Rank is Section 4.1's (``claims.models._rank.section41_rank``: singular values of W / ||W||_2 outside
 [-1e-4, 1e-4]), averaged over the trainable matrices as the memo's figures average it; the
 authors' public-code convention (sigma > 1e-3 ||W||_F) is reported beside it in every case. Each
-design is trained once per session (``claims.gp22._experiments.DesignRunner``) on scikit-learn's
+design is trained once per session (``claims.gp22.DesignRunner``) on scikit-learn's
 digits, and every test states its rule (``claims.TrendRule``: a one-sided permutation test of
 Spearman's rho at alpha 0.05, an effect of at least 0.3) before it sees the runs. The negative
 control of every trend is the same rule on the same runs with the hyperparameter labels permuted.
@@ -51,7 +51,7 @@ rate and weight decay scaled up from the memo's (0.1 at most, 5e-4) because 40 e
 by (1 - 2 eta lambda / (1 - mu)) per step."""
 BATCH_SIZES = (32.0, 64.0, 128.0, 256.0)
 """Doubling batch sizes; B < 32 costs most of the budget (m / B steps per epoch) and, at eta = 0.05,
-kills batch-norm runs (see ``claims.gp22._architectures``: a layer whose every output is cut by the ReLU)."""
+kills batch-norm runs (see ``claims.gp22``: a layer whose every output is cut by the ReLU)."""
 RATES = (0.0125, 0.025, 0.05, 0.1)
 DECAYS = (1e-3, 2.5e-3, 5e-3, 1e-2)
 SEEDS = 3

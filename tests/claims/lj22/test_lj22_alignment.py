@@ -1,7 +1,7 @@
 """LJ22 Section 5: Lemma 11 (the two matrix views of a linear ResNetFree block keep comparable spectral
 norms), Theorem 2 (Eq. (13) along paths; Eq. (14)/(15) as trends in arc length) and Corollary 1 (Eq. (15)
 for the linear tail of a ReLU network, as a trend), on gradient-flow paths followed at unit speed in arc
-length (claims.lj22._alignment.normalized_flow, shown to be the plain flow's path in tests/unit/lj22/test_alignment.py)."""
+length (claims.lj22.normalized_flow, shown to be the plain flow's path in tests/unit/lj22/test_alignment.py)."""
 
 from __future__ import annotations
 
@@ -464,7 +464,7 @@ def test_theorem2_eq13_along_trajectories():
         "Eq. (13) for j = the ResNetFree block (M = 1, K = 0): N_r = 0. The pdf prints V_c(j) = max dim W[M+1] "
         "prod_{j<k<=M} min(a_k, b_k) if j <= M, 1 otherwise; the proof's chain has the factor max dim W[M+1] on the "
         "step out of the last convolution, so M there is the count of convolutions, K in the statement. Read so "
-        "(claims.lj22._alignment.eq13_vc_convolutions), j <= K never holds here and V_c = 1: Eq. (13) is ||A||_F^2 - "
+        "(claims.lj22.eq13_vc_convolutions), j <= K never holds here and V_c = 1: Eq. (13) is ||A||_F^2 - "
         "||A||_2^2 <= D, with D = ||A(0)||_F^2 - ||Fin(0)||_F^2 + ||Fin(0)^T Fin(0) - A(0) A(0)^T||_2 from Eq. (83) "
         "and Eq. (84) (C = 1 since Fin has rank one). Read literally (j = 1 <= M = 1: V_c = max dim Fin = "
         f"c = {c}), (1/V_c)||A||_F^2 <= ||A||_2^2 since rank A <= c, so it holds with any D >= 0: vacuous. Both "
@@ -550,7 +550,7 @@ def test_theorem2_eq13_through_a_block():
         "Eq. (13) for j = a linear fully-connected layer W2 followed by a linear ResNetFree block and Fin (M = 2, "
         "K = 0): N_r(W2) = 1, and V_c(W2) = 1 under both readings of V_c (K for M: j > K = 0; literally: max dim W[M+1] "
         "= max dim Fin = 1 here, c = 1, and no convolutional dimensions), so Eq. (13) reads (1/8)||W2||_F^2 - ||W2||_2^2 <= D. D is "
-        "telescoped from the proof's pieces at t = 0 (claims.lj22._alignment.eq13_offset_through_block: Eq. (83), the "
+        "telescoped from the proof's pieces at t = 0 (claims.lj22.eq13_offset_through_block: Eq. (83), the "
         "block's input-side invariance, Lemma 11 with its factor 8, Eq. (84)). W2 starts orthogonal (a flat "
         "spectrum, left side > 0); random starts make the left side negative from t = 0, where Eq. (13) says nothing."
     )
@@ -610,7 +610,7 @@ T2_CONV_WHOLE_INPUT = (3, 4, 4, ((1, 4),))
 
 
 def t2_conv_start(shape, seed: int, scale: float = 1.0, flat_first_kernel: bool = False) -> tuple[Risk, torch.Tensor]:
-    """The network of ``shape`` (claims.lj22._alignment.theorem2_network_with_convolutions) on separable data, weights
+    """The network of ``shape`` (claims.lj22.theorem2_network_with_convolutions) on separable data, weights
     N(0, scale^2); with ``flat_first_kernel`` the first kernel's T1 (c x a b) starts as 1.5 x orthonormal rows (a
     flat spectrum: the left side of Eq. (13) is positive at t = 0, as for W2 through a block)."""
     d, channels, length, convolutions = shape
@@ -661,8 +661,8 @@ def test_theorem2_eq13_through_convolutions():
         "Eq. (13) with K = 2 linear convolutions and M = 0 (eta = ReLU layer with biases read as a grid of "
         f"{channels} channels x {length} positions; kernels (c, b) = {list(convolutions)}, stride 1, no padding; Fin "
         "on the last grid). W[j] = T1_j in R^{c x (a b)}, the flattening the proof's chain pairs with the next layer; "
-        "V_c read with K for the printed M (claims.lj22._alignment.eq13_vc_convolutions); D telescoped from the proof's "
-        "pieces at t = 0 (claims.lj22._alignment.eq13_offset_through_convolutions: Theorem 1 cases 2 and 5 by Weyl, "
+        "V_c read with K for the printed M (claims.lj22.eq13_vc_convolutions); D telescoped from the proof's "
+        "pieces at t = 0 (claims.lj22.eq13_offset_through_convolutions: Theorem 1 cases 2 and 5 by Weyl, "
         "Lemma 10's 1/min(a_2, b_2), the rearranged Fin's rank, Eq. (83)). For j = 1, V_c = 4 against rank T1_1 <= 8; "
         "for j = 2 (the last convolution) V_c = max dim Fin >= c_2 >= rank T1_2, so Eq. (13) holds with any D >= 0 "
         "(vacuous: not checked, counted). The first kernel starts with a flat spectrum (left side > 0 at t = 0)."
