@@ -169,8 +169,40 @@ def _sides(lhs: float, rhs: float, check: str) -> tuple[float, float]:
     return lhs, rhs
 
 
+LhsRange = tuple[float, float]
+"""(lowest, highest): the values an inequality's left side can take by construction, e.g. (0, 1) for
+a ratio of squared singular values; either end may be -inf / inf."""
+
+
+def _bound_informative(lhs: float, rhs: float, tolerance: float, lhs_range: LhsRange | None,
+                       floor_tolerance: float | None, control: bool) -> str | None:
+    """Why lhs <= rhs could not have come out the other way on this case (None: it could).
+
+    A bound at or above the largest value lhs can take holds whatever lhs is; a bound at or above
+    lhs's floor, with lhs at that floor to rounding, tests no positive bound. A bound below the floor
+    is a counterexample whatever lhs is, and informative for the statement; for a negative control
+    (which must reject) it is the uninformative side: no lhs could have accepted it."""
+    if lhs_range is None:
+        return None
+    lowest, highest = (float(v) for v in lhs_range)
+    if not lowest <= highest or math.isnan(lowest) or math.isnan(highest):
+        raise ValueError(f"lhs_range is (lowest, highest), not {lhs_range!r}")
+    if control:
+        if rhs + tolerance < lowest:
+            return f"the bound {rhs:.3g} is below the smallest value the left side can take ({lowest:g}): no case accepts it"
+        return None
+    if rhs >= highest:
+        return f"the bound {rhs:.3g} is at or above the largest value the left side can take ({highest:g})"
+    floor_tolerance = tolerance if floor_tolerance is None else float(floor_tolerance)
+    if rhs >= lowest and lhs - lowest <= floor_tolerance:
+        return (f"the left side {lhs:.3g} is at its floor {lowest:g} to rounding ({floor_tolerance:.3g}): "
+                "no bound above the floor is tested")
+    return None
+
+
 def check_inequality(
-    lhs: float, rhs: float, tolerance: float, scale: float | None = None, label: str = "slack", **details: Any
+    lhs: float, rhs: float, tolerance: float, scale: float | None = None, label: str = "slack", *,
+    lhs_range: LhsRange | None = None, floor_tolerance: float | None = None, **details: Any
 ) -> float:
     """Inequality lhs <= rhs, allowing ``tolerance`` (absolute) for float rounding; returns the slack.
 
@@ -179,6 +211,11 @@ def check_inequality(
     profile's targeting phase drives toward the tightest cases; a label used twice in one example
     is numbered (``slack#2``), as ``target`` takes each label once per example. lhs = rhs = 0 is a
     degenerate case.
+
+    ``lhs_range`` = (lowest, highest) states the values lhs can take by construction; with it a case
+    is uninformative when the bound is at or above ``highest`` or when lhs sits at ``lowest`` within
+    ``floor_tolerance`` (default ``tolerance``) under a bound at or above it: the check could not have
+    failed there. A bound below ``lowest`` fails, informatively.
     """
     tolerance = _tolerance(tolerance, "check_inequality")
     lhs, rhs = _sides(lhs, rhs, "check_inequality")
@@ -188,6 +225,7 @@ def check_inequality(
     if not (math.isfinite(slack) and math.isfinite(relative)):
         raise NonFiniteEvidence(f"check_inequality: the slack {lhs!r} <= {rhs!r} overflows")
     degenerate = lhs == 0 and rhs == 0
+    uninformative = _bound_informative(lhs, rhs, tolerance, lhs_range, floor_tolerance, control=False)
     if currently_in_example() and not degenerate:
         target(-relative, label=unique_target_label(label))
     error = max(0.0, lhs - rhs)
@@ -197,11 +235,13 @@ def check_inequality(
         tolerance,
         violates=not holds,
         degenerate=degenerate,
+        uninformative=uninformative,
         lhs=lhs,
         rhs=rhs,
         slack=slack,
         relative_slack=relative,
         error_scale="absolute",
+        **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}),
         **details,
     )
     if not holds:
@@ -209,18 +249,18 @@ def check_inequality(
     return slack
 
 
-def check_inequality_rejected(lhs: float, rhs: float, tolerance: float, **details: Any) -> float:
+def check_inequality_rejected(
+    lhs: float, rhs: float, tolerance: float, *, lhs_range: LhsRange | None = None, **details: Any
+) -> float:
     """Negative control for an inequality: this case must violate lhs <= rhs by more than
-    ``tolerance`` (a perturbed statement or a case outside the hypotheses)."""
+    ``tolerance`` (a perturbed statement or a case outside the hypotheses). With ``lhs_range``, a bound
+    below the smallest value lhs can take is uninformative: no case could have accepted it."""
     tolerance = _tolerance(tolerance, "check_inequality_rejected")
     lhs, rhs = _sides(lhs, rhs, "check_inequality_rejected")
+    uninformative = _bound_informative(lhs, rhs, tolerance, lhs_range, None, control=True)
     error = lhs - rhs
-    record_case(max(error, 0.0), tolerance, violates=True, lhs=lhs, rhs=rhs, error_scale="absolute", **details)
+    record_case(max(error, 0.0), tolerance, violates=True, uninformative=uninformative, lhs=lhs, rhs=rhs,
+                error_scale="absolute", **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}), **details)
     if not error > tolerance:
         raise ClaimViolation(f"negative control accepted: {lhs!r} <= {rhs!r} + {tolerance:.3g}")
     return error
-
-
-# ---------------------------------------------------------------------------------------------
-# Dynamics: conserved quantities along gradient flow (instantaneous rate, drift as h -> 0)
-# ---------------------------------------------------------------------------------------------

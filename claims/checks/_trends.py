@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from claims.checks._core import _finite, _floats
-from claims.evidence._record import ClaimViolation, current, declare_verdict, plain, record_case, record_note
+from claims.evidence._record import (
+    ClaimViolation, count_cases_as, current, declare_verdict, plain, record_case, record_note,
+)
 
 def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check: str) -> Any:
     from claims.evidence._trend import TrendRule, trend_test
@@ -30,9 +32,13 @@ def _record_trend(
         "statement": statement, "control": control, "verdict": trend.verdict,
         "p_predicted": trend.p_predicted, "p_opposite": trend.p_opposite, "alpha": trend.rule.alpha,
         "effect": trend.effect, "min_effect": trend.rule.min_effect, "n": trend.n,
+        "detectable_effect": trend.detectable_effect, "uninformative": trend.uninformative,
     }))
-    record_case(min(trend.error(), 1e300), 1.0, violates=violates, error_scale="relative", evidence="trend",
-                **numbers, **details)
+    # a trend's case counts its runs: the report says "runs", and an uninformative design counts them all
+    count_cases_as("runs")
+    numbers.pop("uninformative")  # record_case keeps the reason with the case
+    record_case(min(trend.error(), 1e300), 1.0, violates=violates, uninformative=trend.uninformative, units=trend.n,
+                error_scale="relative", evidence="trend", **numbers, **details)
 
 
 def check_trend(

@@ -8,6 +8,14 @@ Checks record into the innermost open evidence: the test's own, or a named ``fin
 inside it (a result beyond the statement, such as the same bound under a wider hypothesis), whose
 cases are counted apart from the claim's. A case whose two sides vanish identically is
 ``degenerate``: counted apart and never the claim's headline.
+
+A case is *informative* when its check could have come out the other way on it. Each check decides
+that from what its caller states (an inequality's range of the left side, a trend's ceiling of the
+response, ...) and records an uninformative case with its reason: a bound above the largest value the
+left side can take, a left side at its own floor, responses tied or saturated, a design without the
+power to see the effect. Informative and uninformative cases are counted apart; the report's verdict
+rules need informative ones (``claims.report._model``), and the worst case shown is an informative one
+whenever there is one.
 """
 
 from __future__ import annotations
@@ -53,6 +61,11 @@ class NonFiniteEvidence(ArithmeticError):
 class OutsideClaimTest(RuntimeError):
     """A check or note was called where no claim test is running."""
 
+
+UNITS = ("examples", "checks", "trajectories", "runs", "optima", "paths", "instances", "matrices")
+"""What a test's cases are (``count_cases_as``): Hypothesis examples, single checks outside ``@given``,
+integrated trajectories, training runs, computed optima, followed flow paths, constructed instances,
+matrices. The report names the unit beside every count."""
 
 SERIES_ROWS_KEPT = 64
 """Rows of one series (one name, in one test or finding) that the report keeps: the nightly profile
@@ -122,6 +135,10 @@ class TestEvidence:
     cases: int = 0
     degenerate: int = 0
     checks: int = 0
+    informative: int = 0
+    uninformative: int = 0
+    uninformative_why: dict[str, int] = field(default_factory=dict)
+    unit: str | None = None
     holding: Case | None = None
     violating: Case | None = None
     min_slack: float | None = None
@@ -140,17 +157,28 @@ class TestEvidence:
     is_finding: bool = field(default=False, repr=False)
     _example: object = field(default=None, repr=False)
     _example_degenerate: bool | None = field(default=None, repr=False)
+    _example_informative: bool = field(default=False, repr=False)
+    _example_why: list[str] = field(default_factory=list, repr=False)
+    _example_units: int = field(default=1, repr=False)
+    _informative_seen: bool = field(default=False, repr=False)
 
-    def _enter_case(self, degenerate: bool) -> None:
-        """Count checks into cases: every check inside one Hypothesis example is one case."""
+    def _enter_case(self, degenerate: bool, uninformative: str | None, units: int) -> None:
+        """Count checks into cases: every check inside one Hypothesis example is one case, which is
+        degenerate when all its checks are, and informative when any non-degenerate one is."""
         self.checks += 1
         example = _current_example()
+        informative = not degenerate and uninformative is None
         if example is None or example is not self._example:
             self._close_case()
             self._example = example
             self._example_degenerate = degenerate
+            self._example_informative, self._example_why, self._example_units = informative, [], units
         else:
             self._example_degenerate = self._example_degenerate and degenerate
+            self._example_informative = self._example_informative or informative
+            self._example_units = max(self._example_units, units)
+        if uninformative is not None and not degenerate:
+            self._example_why.append(uninformative)
         if example is None:
             self._close_case()
 
@@ -158,19 +186,40 @@ class TestEvidence:
         if self._example_degenerate is None:
             return
         if self._example_degenerate:
-            self.degenerate += 1
+            self.degenerate += self._example_units
         else:
-            self.cases += 1
+            self.cases += self._example_units
+            if self._example_informative:
+                self.informative += self._example_units
+            else:
+                self.uninformative += self._example_units
+                for reason in dict.fromkeys(self._example_why):
+                    self.uninformative_why[reason] = self.uninformative_why.get(reason, 0) + self._example_units
         self._example_degenerate = None
         self._example = None
 
     def add_case(
-        self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False, degenerate: bool = False
+        self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False, degenerate: bool = False,
+        uninformative: str | None = None, units: int = 1,
     ) -> None:
-        self._enter_case(degenerate)
+        """One check's case. ``uninformative``: why the check could not have come out the other way on
+        it (None: it could); ``units``: how many of the test's units it counts (a trend's runs)."""
+        if units < 1:
+            raise ValueError(f"a case counts at least one unit, not {units}")
+        self._enter_case(degenerate, uninformative, units)
         if degenerate:
             return
+        informative = uninformative is None
+        if not informative:
+            details = {**details, "uninformative": uninformative}
         case = Case(error, tolerance, details)
+        # the worst case shown is an informative one whenever there is one
+        if informative and not self._informative_seen:
+            self._informative_seen = True
+            self.holding = self.violating = None
+            self.min_slack = None
+        elif not informative and self._informative_seen:
+            return
         if violates:
             if self.violating is None or case.key() > self.violating.key():
                 self.violating = case
@@ -211,6 +260,10 @@ class TestEvidence:
                 "cases": self.cases,
                 "degenerate": self.degenerate,
                 "checks": self.checks,
+                "informative": self.informative,
+                "uninformative": self.uninformative,
+                "uninformative_why": self.uninformative_why,
+                "unit": self.unit,
                 "min_slack": self.min_slack,
                 "max_error": shown.error if shown else None,
                 "tolerance": shown.tolerance if shown else None,
@@ -304,12 +357,25 @@ def unique_target_label(label: str) -> str:
 
 
 def record_case(
-    error: float, tolerance: float, violates: bool = False, degenerate: bool = False, **details: Any
+    error: float, tolerance: float, violates: bool = False, degenerate: bool = False,
+    uninformative: str | None = None, units: int = 1, **details: Any,
 ) -> None:
     """Add one checked case: its error, the tolerance it was judged by, and extra numbers;
     ``violates`` for a case shown to violate a statement (error > tolerance is the point);
-    ``degenerate`` for a case whose sides vanish identically (counted apart)."""
-    current("record_case").add_case(float(error), float(tolerance), details, violates, degenerate)
+    ``degenerate`` for a case whose sides vanish identically (counted apart); ``uninformative``, the
+    reason why the check could not have come out the other way on this case (counted apart from the
+    informative ones); ``units``, how many of the test's units the case counts (a trend's runs)."""
+    current("record_case").add_case(float(error), float(tolerance), details, violates, degenerate, uninformative,
+                                    int(units))
+
+
+def count_cases_as(unit: str) -> None:
+    """Name what the running test's cases are (one of ``UNITS``: ``"trajectories"``, ``"runs"``,
+    ``"optima"``, ...); the report shows counts in that unit. Only inside a claim test."""
+    if unit not in UNITS:
+        raise ValueError(f"a test's cases are one of {UNITS}, not {unit!r}")
+    current("count_cases_as")
+    next(e for e in reversed(_stack) if not e.is_finding).unit = unit
 
 
 def record_degenerate(reason: str, **details: Any) -> None:

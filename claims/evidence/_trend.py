@@ -10,6 +10,16 @@ predicted direction, with a bootstrap interval that resamples the seeds within e
 design's levels stay fixed, as in the experiment); the Theil-Sen slope (response per unit level,
 with its interval) is reported beside it in the response's own units.
 
+A trend case is *uninformative* (``Trend.uninformative`` says why) when it could not have come out
+the other way: the responses are tied, or most of them sit at a ceiling or floor the caller states
+(full rank, zero rank, accuracy 1: ``TrendRule.ceiling`` / ``floor`` within ``saturation_band``), or
+the design has no power. The power is the design's *detectable effect*: the smallest rank correlation
+in the predicted direction that the rule's own one-sided permutation test finds at alpha with
+probability ``POWER``, by simulation (responses = s * standardized level ranks + Gaussian noise, s
+raised until the power is reached; the effect reported is the median sample correlation at that s).
+An equivalence ("none") whose design cannot detect ``min_effect`` is uninformative: it could not tell
+no effect from the effect it rules out.
+
 Nothing here records evidence; no torch.
 """
 
@@ -25,6 +35,15 @@ from scipy.stats import rankdata, theilslopes
 
 Direction = Literal["increasing", "decreasing", "none"]
 TREND_VERDICTS = ("verified", "refuted", "inconclusive")
+
+POWER = 0.8
+"""The probability with which a design must detect an effect for it to count as detectable."""
+SATURATED_FRACTION = 0.5
+"""A design is saturated when more than this fraction of its responses sit at a stated ceiling or floor."""
+POWER_SIMULATIONS = 400
+"""Simulated designs per signal strength in ``detectable_effect``."""
+_SIGNALS = np.geomspace(0.05, 50.0, 61)
+"""Signal strengths s tried in ``detectable_effect``, smallest first."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,15 @@ class TrendRule:
     in the response's units per unit level and signed in the predicted direction, to lie above
     min_slope: an effect size the statement states in the response's own units (e.g. "orders of
     magnitude")."""
+    ceiling: float | None = None
+    """The largest value the response can take (e.g. the mean rank when every matrix is at full rank):
+    with more than ``SATURATED_FRACTION`` of the responses within ``saturation_band`` of it, the design
+    is saturated and its case uninformative."""
+    floor: float | None = None
+    """The smallest value the response can take (zero rank, zero error), read as ``ceiling`` is."""
+    saturation_band: float = 0.0
+    """How near a bound a response counts as at it, in the response's units (e.g. one singular value of
+    one matrix in a mean rank)."""
 
     def __post_init__(self) -> None:
         if self.direction not in ("increasing", "decreasing", "none"):
@@ -69,6 +97,10 @@ class TrendRule:
             raise ValueError("resamples >= 99 and confidence in (0, 1)")
         if self.min_slope is not None and (self.direction == "none" or not self.min_slope > 0):
             raise ValueError("min_slope is a positive size of a predicted increase or decrease")
+        if not self.saturation_band >= 0:
+            raise ValueError(f"saturation_band is a distance >= 0, not {self.saturation_band}")
+        if self.ceiling is not None and self.floor is not None and not self.floor < self.ceiling:
+            raise ValueError(f"the floor {self.floor} must lie below the ceiling {self.ceiling}")
 
     def describe(self) -> str:
         test = f"one-sided permutation test of {self.statistic}'s rank correlation"
@@ -103,6 +135,10 @@ class Trend:
     slope: float
     slope_interval: tuple[float, float] | None
     verdict: str
+    detectable_effect: float | None = None
+    """The smallest effect this design detects with probability ``POWER`` at alpha (None: none does)."""
+    uninformative: str | None = None
+    """Why this design could not have come out the other way (None: it could)."""
 
     @property
     def p_two_sided(self) -> float:
@@ -153,13 +189,7 @@ def _correlations(x_ranks: np.ndarray, y_ranks: np.ndarray, statistic: str) -> n
 def _permutation_p(x_ranks: np.ndarray, y: np.ndarray, observed: float, rule: TrendRule) -> tuple[float, float, bool]:
     """One-sided p-values (greater, less) of the correlation under permuted pairings: exact over all
     n! orders when n! <= resamples, else (1 + count) / (1 + resamples) over random orders."""
-    n = len(y)
-    exact = math.factorial(n) <= rule.resamples
-    if exact:
-        orders = np.array(list(permutations(range(n))))
-    else:
-        rng = np.random.default_rng(rule.seed)
-        orders = rng.permuted(np.tile(np.arange(n), (rule.resamples, 1)), axis=1)
+    orders, exact = _orders(len(y), rule)
     null = _correlations(x_ranks, rankdata(y)[orders], rule.statistic)
     slack = 1e-12  # ties of the statistic with itself up to rounding count as at least as extreme
     greater = (null >= observed - slack).sum()
@@ -167,6 +197,55 @@ def _permutation_p(x_ranks: np.ndarray, y: np.ndarray, observed: float, rule: Tr
     if exact:
         return greater / len(orders), less / len(orders), True
     return (1 + greater) / (1 + rule.resamples), (1 + less) / (1 + rule.resamples), False
+
+
+def _orders(n: int, rule: TrendRule) -> tuple[np.ndarray, bool]:
+    """The pairings the permutation test uses: all n! orders when n! <= resamples, else seeded random ones."""
+    if math.factorial(n) <= rule.resamples:
+        return np.array(list(permutations(range(n)))), True
+    rng = np.random.default_rng(rule.seed)
+    return rng.permuted(np.tile(np.arange(n), (rule.resamples, 1)), axis=1), False
+
+
+def detectable_effect(levels: Sequence[float], rule: TrendRule, power: float = POWER) -> float | None:
+    """The smallest rank correlation (in the predicted direction; for "none", either) that ``rule``'s
+    one-sided permutation test detects at alpha with probability ``power`` on this design, by
+    simulation; None when no simulated signal reaches that power (e.g. too few runs to reach alpha).
+
+    Untied responses are a permutation of their ranks, so the test's null distribution depends only
+    on the design: it is computed once, and each simulated design's p-value is read from it as
+    ``_permutation_p`` computes it (exact, or (1 + count) / (1 + resamples))."""
+    x = np.asarray(levels, dtype=float)
+    n = len(x)
+    x_ranks = rankdata(x)
+    orders, exact = _orders(n, rule)
+    null = np.sort(_correlations(x_ranks, (orders + 1).astype(float), rule.statistic))
+    standardized = (x_ranks - x_ranks.mean()) / x_ranks.std()
+    rng = np.random.default_rng(rule.seed + 2)
+    noise = rng.standard_normal((POWER_SIMULATIONS, n))
+    for signal in _SIGNALS:
+        simulated = rankdata(signal * standardized + noise, axis=1)
+        observed = _correlations(x_ranks, simulated, rule.statistic)
+        at_least = len(null) - np.searchsorted(null, observed - 1e-12, side="left")
+        p = at_least / len(null) if exact else (1 + at_least) / (1 + rule.resamples)
+        if np.mean(p <= rule.alpha) >= power:
+            return float(np.median(observed))
+    return None
+
+
+def saturation(responses: Sequence[float], rule: TrendRule) -> str | None:
+    """Why the responses cannot show an effect (tied, or mostly at a stated ceiling or floor), or None."""
+    y = np.asarray(responses, dtype=float)
+    if len(np.unique(y)) == 1:
+        return f"the responses are tied (all {y[0]:g})"
+    for name, bound in (("ceiling", rule.ceiling), ("floor", rule.floor)):
+        if bound is None:
+            continue
+        at = int((np.abs(y - bound) <= rule.saturation_band).sum())
+        if at > SATURATED_FRACTION * len(y):
+            return (f"the responses are saturated: {at} of {len(y)} at the {name} {bound:g}"
+                    f" (within {rule.saturation_band:g})")
+    return None
 
 
 def _bootstrap_interval(x: np.ndarray, y: np.ndarray, rule: TrendRule) -> tuple[float, float]:
@@ -235,10 +314,17 @@ def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendR
         verdict = "refuted"
     else:
         verdict = "inconclusive"
+    detectable = detectable_effect(x, rule)
+    uninformative = saturation(y, rule)
+    if uninformative is None and detectable is None:
+        uninformative = f"the design detects no effect with power {POWER} at alpha {rule.alpha} ({len(x)} runs)"
+    if uninformative is None and rule.direction == "none" and detectable > rule.min_effect:
+        uninformative = (f"the design detects effects of {detectable:.2f} or more with power {POWER}: it cannot tell "
+                         f"no effect from the effect {rule.min_effect} that the equivalence rules out")
     return Trend(
         rule=rule, n=len(x), levels=len(np.unique(x)), correlation=correlation, p_predicted=float(p_predicted),
         p_opposite=float(p_opposite), exact=exact, effect=effect, effect_interval=interval, slope=slope,
-        slope_interval=slope_interval, verdict=verdict,
+        slope_interval=slope_interval, verdict=verdict, detectable_effect=detectable, uninformative=uninformative,
     )
 
 

@@ -71,7 +71,7 @@ details > summary { cursor: pointer; }
 .statement { background: #f8f8fb; border-left: 3px solid #99a; padding: 0.3rem 0.7rem; }
 """
 
-_NUMERIC = {"Cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack"}
+_NUMERIC = {"Informative / cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack"}
 
 
 def _figure_source(figures: Mapping[str, bytes] | Path | None, path: str) -> bytes | None:

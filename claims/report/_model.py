@@ -15,8 +15,11 @@ The rules that turn tests into a verdict are here and nowhere else:
   correction never hides a refutation, a trend that did not reproduce is never averaged into a
   verified claim, nothing hides an error);
 - ``verified`` and ``verified-with-correction`` need every control of the claim selected, finished,
-  with cases, and ``rejected``; every selected evidence test finished; and at least one
-  non-degenerate case. Otherwise the verdict is ``inconclusive`` and the notes say why;
+  with cases, and ``rejected`` on informative cases (cases where the check could have accepted); every
+  selected evidence test finished with at least one informative case (one where its check could have
+  failed). Otherwise the verdict is ``inconclusive`` and the notes say why ("the evidence could not have
+  failed: ..." with the counts);
+- a declared refutation (or correction) needs its counterexample to be an informative case;
 - a claim with tests none of which ran is ``not-run``; a claim without tests is ``untested``.
 
 Figures: a test's evidence carries its figures as base64 PNGs (``claims.record_figure``); the
@@ -53,6 +56,8 @@ CONTROL_STATES = {
     "error": "a control ended in an error",
     "did not finish": "a control did not finish (interrupted, crashed or skipped)",
     "no cases": "a control finished without a case that the check rejected",
+    "uninformative": "a control's cases could not have been accepted (e.g. constant or saturated data, a bound below "
+                     "the left side's floor): it does not show that the check can fail",
     "control not run in this selection": "the claim has a control, but this run did not select it",
     "partly run in this selection": "some of the claim's controls were not selected in this run",
     "absent": "the suite has no negative control for this claim",
@@ -173,6 +178,20 @@ class TestRecord:
     def cases(self) -> int:
         return self.evidence.get("cases", 0)
 
+    @property
+    def informative(self) -> int:
+        """Cases where the check could have come out the other way (a report from before the count:
+        every non-degenerate case)."""
+        return self.evidence.get("informative", self.cases)
+
+    @property
+    def unit(self) -> str:
+        return self.evidence.get("unit") or "cases"
+
+    def uninformative_text(self) -> str:
+        why = self.evidence.get("uninformative_why") or {}
+        return "; ".join(f"{count}: {reason}" for reason, count in why.items())
+
     def figure_entries(self, paths: Mapping[tuple[str, str], str] | None = None) -> list[dict[str, str]]:
         """{"name", "caption", "path"} of each figure (``paths`` from ``figure_paths``, else its own)."""
         return [
@@ -190,6 +209,9 @@ class TestRecord:
             "reason": self.reason,
             "negative_control": self.negative_control,
             "cases": e.get("cases", 0),
+            "informative": self.informative,
+            "uninformative_why": e.get("uninformative_why", {}),
+            "unit": self.unit,
             "degenerate": e.get("degenerate", 0),
             "checks": e.get("checks", 0),
             "min_slack": e.get("min_slack"),
@@ -223,6 +245,8 @@ def control_status(controls: list[TestRecord], suite: ClaimSuite) -> str:
         return "did not finish"
     if any(t.cases == 0 or not t.evidence.get("counterexample") for t in controls):
         return "no cases"
+    if any(t.informative == 0 for t in controls):
+        return "uninformative"
     if suite.unselected_controls:
         return "partly run in this selection"
     return "rejected"
@@ -299,6 +323,16 @@ def claim_entry(
         ]
         if unshown:
             why.append(f"{', '.join(unshown)} declared a verdict without recording a counterexample to the printed statement.")
+        vacuous = [
+            t.nodeid for t in finished
+            if t.evidence.get("verdict") in ("refuted", "verified-with-correction") and t.evidence.get("counterexample")
+            and (t.evidence["counterexample"].get("details") or {}).get("uninformative")
+        ]
+        if vacuous:
+            why.append(f"{', '.join(vacuous)} declared a verdict on a counterexample that could not have come out the "
+                       "other way: " + "; ".join(
+                           t.evidence["counterexample"]["details"]["uninformative"] for t in finished
+                           if t.nodeid in vacuous) + ".")
     if verdict == "inconclusive" and verdict in declared:
         undecided = [t.nodeid for t in finished if t.evidence.get("verdict") == "inconclusive"]
         why.append(
@@ -316,6 +350,10 @@ def claim_entry(
         empty = [t.nodeid for t in finished if t.cases == 0]
         if empty:
             why.append(f"{', '.join(empty)} passed without a non-degenerate case.")
+        vacuous = [t for t in finished if t.cases and t.informative == 0]
+        if vacuous:
+            why.append("The evidence could not have failed: " + "; ".join(
+                f"{t.nodeid}: 0 informative of {t.cases} {t.unit} ({t.uninformative_text()})" for t in vacuous) + ".")
         if not any(t.evidence.get("holding") for t in finished):
             why.append("No case where the statement holds was checked.")
         exceeded = [
@@ -357,6 +395,8 @@ def claim_entry(
         "correction": "; ".join(corrections) or None,
         "tests": len(tests),
         "cases": cases,
+        "informative": sum(t.informative for t in checks),
+        "units": sorted({t.unit for t in checks if t.cases}),
         "degenerate": sum(t.evidence.get("degenerate", 0) for t in checks),
         "checks": sum(t.evidence.get("checks", 0) for t in checks),
         "min_slack": min(

@@ -134,8 +134,12 @@ def papers_parts(report: dict[str, Any]) -> Parts:
 
 
 LEGEND: Parts = [
-    "Cases are Hypothesis examples (or checks outside ", Code("@given"), ") with a non-degenerate check; "
-    "degenerate cases (both sides identically zero) are counted apart and never shown as the worst case. "
+    "Cases are Hypothesis examples (or checks outside ", Code("@given"), "; trajectories, runs, optima where a "
+    "test says so) with a non-degenerate check, shown as informative / all: a case is informative when its check "
+    "could have come out the other way on it (not a bound above the largest value its left side can take, a left "
+    "side at its floor, tied or saturated responses, a design without power); the worst case shown is an "
+    "informative one when there is one. Degenerate cases (both sides identically zero) are counted apart and never "
+    "shown as the worst case. "
     "Worst error, tolerance and margin = tolerance / error are those of the case nearest to violating "
     "among the cases where the (corrected) statement holds; ", Code("rel"), " marks an error relative to the "
     "scale the check states, ", Code("abs"), " an absolute one (margin exact: error 0). Min slack is the smallest "
@@ -144,16 +148,23 @@ LEGEND: Parts = [
     "to fail.",
 ]
 
-SUMMARY_HEADER = ("ID", "Reference", "Verdict", "Cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack",
+SUMMARY_HEADER = ("ID", "Reference", "Verdict", "Informative / cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack",
                   "Negative control")
 
 
 def summary_cells(c: dict[str, Any]) -> list[str]:
     """One claim's row of the summary table, in ``SUMMARY_HEADER``'s order."""
     return [
-        c["id"], c["ref"], c["verdict"], str(c["cases"]), str(c["degenerate"]), _error(c["max_error"], c["error_scale"]),
+        c["id"], c["ref"], c["verdict"], informative_count(c), str(c["degenerate"]), _error(c["max_error"], c["error_scale"]),
         format_number(c["tolerance"]), _margin(c), format_number(c["min_slack"]), c["negative_control"],
     ]
+
+
+def informative_count(entry: dict[str, Any], unit: str | None = None) -> str:
+    """"informative/cases unit" of a claim or test entry (a report without the count: cases/cases)."""
+    cases = entry.get("cases", 0)
+    unit = unit if unit is not None else entry.get("unit") or "/".join(entry.get("units") or [])
+    return f"{entry.get('informative', cases)}/{cases}" + (f" {unit}" if unit and unit != "cases" else "")
 
 
 def unlisted_lines(report: dict[str, Any]) -> list[str]:
@@ -192,14 +203,14 @@ def counterexample_parts(ce: dict[str, Any]) -> Parts:
     ]
 
 
-TEST_HEADER = ("Test", "Role", "Outcome", "Cases", "Degenerate", "Worst error", "Tolerance")
+TEST_HEADER = ("Test", "Role", "Outcome", "Informative / cases", "Degenerate", "Worst error", "Tolerance")
 
 
 def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
     """One row of a claim's per-test table (written by ``markup``), in ``TEST_HEADER``'s order."""
     outcome = t["outcome"] if not t["reason"] else f"{t['outcome']} ({markup.cell(t['reason'])[:200]})"
     return [
-        markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), str(t["cases"]), str(t["degenerate"]),
+        markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), informative_count(t), str(t["degenerate"]),
         _error(t["max_error"], t["error_scale"]), format_number(t["tolerance"]),
     ]
 

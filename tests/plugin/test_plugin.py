@@ -55,7 +55,7 @@ def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     assert "Thien Le and Stefanie Jegelka" in report["papers"]["LJ22"]
     result.stdout.fnmatch_lines(["claims: 1 verified, 39 untested; report in *"])
     markdown = (pytester.path / "reports" / "claims.md").read_text()
-    assert "| LJ22.L1 | Lemma 1 | verified | 100 | 0 | 0 abs | 1e-15 | exact | - | rejected |" in markdown
+    assert "| LJ22.L1 | Lemma 1 | verified | 100/100 | 0 | 0 abs | 1e-15 | exact | - | rejected |" in markdown
     assert "| LJ22.L2a | Lemma 2, Eq. (4) | untested |" in markdown
     assert "--hypothesis-seed" not in markdown and "derandomized" in markdown
     assert "-p no:cacheprovider --hypothesis-profile=ci`" in markdown
