@@ -160,7 +160,7 @@ class TestEvidence:
     _example_informative: bool = field(default=False, repr=False)
     _example_why: list[str] = field(default_factory=list, repr=False)
     _example_units: int = field(default=1, repr=False)
-    _informative_seen: bool = field(default=False, repr=False)
+    _informative_sides: set[str] = field(default_factory=set, repr=False)
 
     def _enter_case(self, degenerate: bool, uninformative: str | None, units: int) -> None:
         """Count checks into cases: every check inside one Hypothesis example is one case, which is
@@ -213,12 +213,14 @@ class TestEvidence:
         if not informative:
             details = {**details, "uninformative": uninformative}
         case = Case(error, tolerance, details)
-        # the worst case shown is an informative one whenever there is one
-        if informative and not self._informative_seen:
-            self._informative_seen = True
-            self.holding = self.violating = None
-            self.min_slack = None
-        elif not informative and self._informative_seen:
+        # the worst case shown (holding or violating) is an informative one whenever there is one
+        side = "violating" if violates else "holding"
+        if informative and side not in self._informative_sides:
+            self._informative_sides.add(side)
+            setattr(self, side, None)
+            if side == "holding":
+                self.min_slack = None
+        elif not informative and side in self._informative_sides:
             return
         if violates:
             if self.violating is None or case.key() > self.violating.key():

@@ -1,0 +1,249 @@
+"""Informative cases: each rule that tells a case that could have failed from one that could not.
+
+A case is informative when its check could have come out the other way on it. Each rule below is
+pinned on both sides of its boundary, so that weakening or dropping it (a ``>=`` for a ``>``, a rule
+left out) turns a test red: a vacuous bound, a left side at its floor, tied and saturated trends,
+an underpowered design and equivalence, a control on constant data, and the verdict rules that read
+the counts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.checks import check_inequality, check_inequality_rejected, check_trend, check_trend_rejected
+from claims.evidence._record import ClaimViolation, collecting, count_cases_as, declare_verdict, record_case
+from claims.evidence._trend import POWER, SATURATED_FRACTION, TrendRule, detectable_effect, saturation, trend_test
+from claims.report._model import TestRecord, claim_entry
+from claims.evidence._registry import CLAIMS
+
+RATIO = (0.0, 1.0)  # a ratio of squared singular values: 0 <= lhs <= 1 by construction
+TOL = 1e-15
+
+
+def recorded(run) -> dict:
+    with collecting() as evidence:
+        run()
+    return evidence.to_builtin()
+
+
+# ------------------------------------------------------------------------------- inequalities
+
+
+def test_a_bound_at_or_above_the_largest_value_of_the_left_side_is_uninformative():
+    at = recorded(lambda: check_inequality(0.3, 1.0, TOL, lhs_range=RATIO))
+    above = recorded(lambda: check_inequality(0.3, 4.35, TOL, lhs_range=RATIO))
+    below = recorded(lambda: check_inequality(0.3, 1.0 - 1e-9, TOL, lhs_range=RATIO))
+    assert (at["informative"], at["uninformative"]) == (0, 1)
+    assert "largest value" in next(iter(at["uninformative_why"]))
+    assert (above["informative"], above["uninformative"]) == (0, 1)
+    assert (below["informative"], below["uninformative"]) == (1, 0)
+
+
+def test_a_left_side_at_its_floor_tests_no_bound_above_it():
+    at_floor = recorded(lambda: check_inequality(3.1e-32, 0.04, TOL, lhs_range=RATIO))
+    just_off = recorded(lambda: check_inequality(2 * TOL, 0.04, TOL, lhs_range=RATIO))
+    at_tolerance = recorded(lambda: check_inequality(TOL, 0.04, TOL, lhs_range=RATIO))
+    wider = recorded(lambda: check_inequality(1e-10, 0.04, TOL, lhs_range=RATIO, floor_tolerance=1e-9))
+    assert at_floor["informative"] == 0 and "floor" in next(iter(at_floor["uninformative_why"]))
+    assert just_off["informative"] == 1
+    assert at_tolerance["informative"] == 0  # within the rounding tolerance of the floor
+    assert wider["informative"] == 0
+
+
+def test_a_bound_below_the_floor_is_an_informative_counterexample():
+    with collecting() as evidence, pytest.raises(ClaimViolation):
+        check_inequality(0.0, -0.5, TOL, lhs_range=RATIO)  # T31's printed bound where it is negative
+    record = evidence.to_builtin()
+    assert record["informative"] == 1 and record["counterexample"]["details"].get("uninformative") is None
+
+
+def test_without_a_range_every_case_counts_as_before():
+    record = recorded(lambda: check_inequality(3.1e-32, 4.35, TOL))
+    assert (record["cases"], record["informative"], record["uninformative"]) == (1, 1, 0)
+
+
+def test_a_control_whose_bound_no_left_side_could_meet_is_uninformative():
+    trivial = recorded(lambda: check_inequality_rejected(0.2, -0.1, TOL, lhs_range=RATIO))
+    real = recorded(lambda: check_inequality_rejected(0.2, 0.1, TOL, lhs_range=RATIO))
+    assert trivial["informative"] == 0 and "no case accepts it" in next(iter(trivial["uninformative_why"]))
+    assert real["informative"] == 1
+
+
+def test_the_worst_case_shown_is_an_informative_one():
+    def run():
+        check_inequality(0.3, 0.31, TOL, lhs_range=(0.0, 0.305))  # tight, but the bound is vacuous
+        check_inequality(0.1, 0.5, TOL, lhs_range=RATIO)
+    record = recorded(run)
+    assert (record["informative"], record["uninformative"]) == (1, 1)
+    assert record["holding"]["details"]["lhs"] == 0.1 and record["min_slack"] == pytest.approx(0.4 / 0.6, rel=1e-12)
+
+
+def test_one_informative_check_makes_its_example_informative():
+    """Inside one Hypothesis example several checks are one case: informative when any check is."""
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=3, database=None, derandomize=True)
+    @given(st.integers(0, 10))
+    def example(_):
+        check_inequality(0.3, 2.0, TOL, lhs_range=RATIO)
+        check_inequality(0.3, 0.5, TOL, lhs_range=RATIO)
+
+    with collecting() as evidence:
+        example()
+    record = evidence.to_builtin()
+    assert record["cases"] == record["informative"] == 3 and record["checks"] == 6
+
+
+def test_units_name_the_cases_and_weigh_them():
+    def run():
+        count_cases_as("runs")
+        record_case(0.5, 1.0, units=12)
+    record = recorded(run)
+    assert (record["cases"], record["informative"], record["unit"]) == (12, 12, "runs")
+    with collecting(), pytest.raises(ValueError):
+        count_cases_as("apples")
+    with collecting(), pytest.raises(ValueError):
+        record_case(0.5, 1.0, units=0)
+
+
+# ------------------------------------------------------------------------------------- trends
+
+LEVELS = [0.0] * 6 + [1.0] * 6 + [2.0] * 6
+FULL_RANK = 27.6
+
+
+def test_tied_responses_are_uninformative():
+    assert saturation([3.0] * 6, TrendRule("increasing")) == "the responses are tied (all 3)"
+    assert saturation([3.0] * 5 + [3.5], TrendRule("increasing")) is None
+
+
+def test_responses_mostly_at_a_stated_ceiling_are_saturated():
+    rule = TrendRule("none", ceiling=FULL_RANK, saturation_band=0.25)
+    most = [FULL_RANK] * 10 + [27.4] * 8  # 27.4 is within the band: all 18 at the ceiling
+    assert "18 of 18 at the ceiling" in saturation(most, rule)
+    half = [FULL_RANK] * 9 + [20.0 + i for i in range(9)]
+    assert SATURATED_FRACTION == 0.5 and saturation(half, rule) is None  # exactly half is not "most"
+    assert saturation([FULL_RANK] * 10 + [20.0 + i for i in range(8)], rule) is not None
+    floor = TrendRule("increasing", floor=0.0)
+    assert "at the floor 0" in saturation([0.0] * 10 + [1.0] * 8, floor)
+
+
+def test_a_design_too_small_to_reach_alpha_detects_no_effect():
+    # three runs at three levels: the exact permutation test's smallest p is 1/6 > 0.05
+    assert detectable_effect([0.0, 1.0, 2.0], TrendRule("increasing")) is None
+    trend = trend_test([0.0, 1.0, 2.0, 2.0], [1.0, 2.0, 3.0, 4.0], TrendRule("increasing", alpha=0.01))
+    assert trend.detectable_effect is None and "detects no effect" in trend.uninformative
+
+
+def test_the_detectable_effect_falls_as_the_design_grows():
+    small = detectable_effect([level for level in range(4) for _ in range(3)], TrendRule("increasing"))
+    large = detectable_effect([level for level in range(5) for _ in range(20)], TrendRule("increasing"))
+    assert 0.5 < small < 0.9 and 0.15 < large < 0.4 and POWER == 0.8
+
+
+def test_an_underpowered_equivalence_is_uninformative_and_a_powered_one_is_not():
+    rule = TrendRule("none", min_effect=0.3)
+    small = trend_test(LEVELS[:4] + LEVELS[6:10], [1.0, 2.0, 1.5, 1.2, 1.4, 1.1, 1.9, 1.3], rule)
+    assert small.uninformative and "cannot tell no effect" in small.uninformative
+    levels = [level for level in range(5) for _ in range(40)]
+    noise = [((7 * i) % 11) / 11 for i in range(len(levels))]
+    large = trend_test(levels, noise, rule)
+    assert large.detectable_effect < 0.3 and large.uninformative is None
+
+
+def test_a_directional_trend_is_judged_on_power_only_when_it_has_none():
+    """A directional trend that could reach alpha is informative whatever its detectable effect: it
+    could have come out verified or refuted."""
+    trend = trend_test(LEVELS[:4] + LEVELS[6:10], [1.0, 1.1, 1.2, 1.3, 2.0, 2.1, 2.2, 2.3], TrendRule("increasing"))
+    assert trend.detectable_effect is not None and trend.detectable_effect > trend.rule.min_effect
+    assert trend.uninformative is None
+
+
+def test_a_trend_case_counts_its_runs():
+    record = recorded(lambda: check_trend(LEVELS, [float(i) for i in range(18)], TrendRule("increasing"), "rises"))
+    assert (record["cases"], record["informative"], record["unit"]) == (18, 18, "runs")
+    assert record["holding"]["details"]["detectable_effect"] > 0
+
+
+def test_a_control_on_constant_data_is_uninformative():
+    record = recorded(lambda: check_trend_rejected(LEVELS, [FULL_RANK] * 18, TrendRule("increasing"), "control"))
+    assert record["informative"] == 0 and record["uninformative"] == 18
+    assert "tied" in record["counterexample"]["details"]["uninformative"]
+
+
+def test_a_refutation_on_saturated_responses_is_uninformative():
+    responses = [27.4] * 6 + [27.6] * 12  # F2's nightly "refutation": tie-breaking at full rank
+    rule = TrendRule("decreasing", ceiling=FULL_RANK, saturation_band=0.25)
+    record = recorded(lambda: check_trend(LEVELS, responses, rule, "lower rank with larger batches"))
+    assert record["verdict"] == "refuted" and record["informative"] == 0
+
+
+# ------------------------------------------------------------------------------ verdict rules
+
+CLAIM = CLAIMS["LJ22.L10"]
+
+
+def test_record(nodeid: str, control: bool, run) -> TestRecord:
+    record = TestRecord(nodeid, [CLAIM.id], control)
+    record.update("call", "passed", recorded(run), 0.0)
+    return record
+
+
+test_record.__test__ = False  # a helper, not a test
+
+
+def informative_check():
+    check_inequality(0.3, 0.5, TOL, lhs_range=RATIO)
+
+
+def vacuous_check():
+    check_inequality(0.3, 2.0, TOL, lhs_range=RATIO)
+
+
+def informative_control():
+    check_inequality_rejected(0.3, 0.1, TOL, lhs_range=RATIO)
+
+
+def test_verified_needs_an_informative_case_in_every_evidence_test():
+    control = test_record("t.py::control", True, informative_control)
+    good = claim_entry(CLAIM, [test_record("t.py::a", False, informative_check), control])
+    assert good["verdict"] == "verified" and good["informative"] == 1
+    vacuous = claim_entry(CLAIM, [test_record("t.py::a", False, informative_check),
+                                  test_record("t.py::b", False, vacuous_check), control])
+    assert vacuous["verdict"] == "inconclusive"
+    assert any(w.startswith("The evidence could not have failed: t.py::b: 0 informative of 1") for w in vacuous["why"])
+
+
+def test_a_control_counts_as_rejected_only_on_informative_cases():
+    trivial = test_record("t.py::control", True, lambda: check_inequality_rejected(0.3, -1.0, TOL, lhs_range=RATIO))
+    entry = claim_entry(CLAIM, [test_record("t.py::a", False, informative_check), trivial])
+    assert entry["negative_control"] == "uninformative" and entry["verdict"] == "inconclusive"
+
+
+def test_a_declared_refutation_needs_an_informative_counterexample():
+    def saturated_refutation():
+        check_trend(LEVELS, [27.4] * 6 + [27.6] * 12, TrendRule("decreasing", ceiling=FULL_RANK, saturation_band=0.25),
+                    "lower rank with larger batches")
+
+    def informative_refutation():
+        check_trend(LEVELS, [float(i) for i in range(18)], TrendRule("decreasing"), "lower rank with larger batches")
+
+    control = test_record("t.py::control", True, informative_control)
+    vacuous = claim_entry(CLAIM, [test_record("t.py::a", False, saturated_refutation), control])
+    assert vacuous["verdict"] == "inconclusive"
+    assert any("could not have come out the other way" in w for w in vacuous["why"])
+    real = claim_entry(CLAIM, [test_record("t.py::a", False, informative_refutation), control])
+    assert real["verdict"] == "refuted"
+
+
+def test_a_declared_correction_on_an_uninformative_counterexample_is_inconclusive():
+    def corrected():
+        check_inequality_rejected(0.3, -1.0, TOL, lhs_range=RATIO)  # "fails as printed", but trivially
+        check_inequality(0.3, 0.5, TOL, lhs_range=RATIO)
+        declare_verdict("verified-with-correction", correction="a corrected bound")
+
+    control = test_record("t.py::control", True, informative_control)
+    entry = claim_entry(CLAIM, [test_record("t.py::a", False, corrected), control])
+    assert entry["verdict"] == "inconclusive"
+    assert any("could not have come out the other way" in w for w in entry["why"])
