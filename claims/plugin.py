@@ -24,6 +24,7 @@ from claims.evidence import _profiles
 from claims.evidence._record import collecting
 from claims.evidence._registry import CLAIMS, unknown_claim_message
 from claims.report._json import dumps
+from claims.report._suite import CONTROL
 from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, claim_meta, exception_notes, is_violation
 from claims.session._collection import ClaimFilter, SelectionTracker
 from claims.session._html_rows import HtmlRows
@@ -154,7 +155,8 @@ def pytest_runtest_call(item: pytest.Item):
     violation and Hypothesis's falsifying example when the test refuted its claim."""
     if claim_meta(item) is None:
         return (yield)
-    with collecting(claim_ids=claim_meta(item)["ids"]) as evidence:
+    meta = claim_meta(item)
+    with collecting(claim_ids=meta["ids"], control=meta["role"] == CONTROL) as evidence:
         try:
             return (yield)
         except BaseException as exc:

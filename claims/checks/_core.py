@@ -13,6 +13,7 @@ from claims.evidence._record import (
     ClaimViolation,
     NonFiniteEvidence,
     currently_in_example,
+    in_negative_control,
     record_case,
     unique_target_label,
 )
@@ -252,12 +253,14 @@ def check_inequality(
 def check_inequality_rejected(
     lhs: float, rhs: float, tolerance: float, *, lhs_range: LhsRange | None = None, **details: Any
 ) -> float:
-    """Negative control for an inequality: this case must violate lhs <= rhs by more than
-    ``tolerance`` (a perturbed statement or a case outside the hypotheses). With ``lhs_range``, a bound
-    below the smallest value lhs can take is uninformative: no case could have accepted it."""
+    """Negative control for an inequality, or a counterexample to a printed statement: this case must
+    violate lhs <= rhs by more than ``tolerance`` (a perturbed statement or a case outside the
+    hypotheses). With ``lhs_range``, in a negative control a bound below the smallest value lhs can take
+    is uninformative (no case could have accepted it); in an evidence test it is an informative
+    counterexample to the printed statement (a negative bound on a nonnegative quantity)."""
     tolerance = _tolerance(tolerance, "check_inequality_rejected")
     lhs, rhs = _sides(lhs, rhs, "check_inequality_rejected")
-    uninformative = _bound_informative(lhs, rhs, tolerance, lhs_range, None, control=True)
+    uninformative = _bound_informative(lhs, rhs, tolerance, lhs_range, None, control=in_negative_control())
     error = lhs - rhs
     record_case(max(error, 0.0), tolerance, violates=True, uninformative=uninformative, lhs=lhs, rhs=rhs,
                 error_scale="absolute", **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}), **details)

@@ -62,7 +62,7 @@ class OutsideClaimTest(RuntimeError):
     """A check or note was called where no claim test is running."""
 
 
-UNITS = ("examples", "checks", "trajectories", "runs", "optima", "paths", "instances", "matrices")
+UNITS = ("examples", "checks", "trajectories", "runs", "optima", "paths", "instances", "matrices", "ratios")
 """What a test's cases are (``count_cases_as``): Hypothesis examples, single checks outside ``@given``,
 integrated trajectories, training runs, computed optima, followed flow paths, constructed instances,
 matrices. The report names the unit beside every count."""
@@ -154,6 +154,7 @@ class TestEvidence:
     figures: list[dict[str, Any]] = field(default_factory=list)
     series_limits: dict[str, int | None] = field(default_factory=dict, repr=False)
     claim_ids: list[str] | None = field(default=None, repr=False)
+    control: bool = field(default=False, repr=False)
     is_finding: bool = field(default=False, repr=False)
     _example: object = field(default=None, repr=False)
     _example_degenerate: bool | None = field(default=None, repr=False)
@@ -287,6 +288,11 @@ class TestEvidence:
         )
 
 
+def in_negative_control() -> bool:
+    """Whether the running claim test is a negative control (``negative_control=True``)."""
+    return bool(_stack) and _stack[0].control
+
+
 def currently_in_example() -> bool:
     return _current_example() is not None
 
@@ -304,10 +310,11 @@ _target_labels: tuple[object, dict[str, int]] = (None, {})
 
 
 @contextmanager
-def collecting(claim_ids: list[str] | None = None) -> Iterator[TestEvidence]:
+def collecting(claim_ids: list[str] | None = None, control: bool = False) -> Iterator[TestEvidence]:
     """Collect the evidence of one test call (nested pytester sessions push their own);
-    ``claim_ids``: the claims the test evidences (figures are labelled with them)."""
-    evidence = TestEvidence(claim_ids=list(claim_ids) if claim_ids is not None else None)
+    ``claim_ids``: the claims the test evidences (figures are labelled with them); ``control``: the
+    test is a negative control (a rejection counts only where the check could have accepted)."""
+    evidence = TestEvidence(claim_ids=list(claim_ids) if claim_ids is not None else None, control=control)
     _stack.append(evidence)
     try:
         yield evidence

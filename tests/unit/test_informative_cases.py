@@ -63,11 +63,20 @@ def test_without_a_range_every_case_counts_as_before():
     assert (record["cases"], record["informative"], record["uninformative"]) == (1, 1, 0)
 
 
+def recorded_control(run) -> dict:
+    with collecting(control=True) as evidence:
+        run()
+    return evidence.to_builtin()
+
+
 def test_a_control_whose_bound_no_left_side_could_meet_is_uninformative():
-    trivial = recorded(lambda: check_inequality_rejected(0.2, -0.1, TOL, lhs_range=RATIO))
-    real = recorded(lambda: check_inequality_rejected(0.2, 0.1, TOL, lhs_range=RATIO))
+    trivial = recorded_control(lambda: check_inequality_rejected(0.2, -0.1, TOL, lhs_range=RATIO))
+    real = recorded_control(lambda: check_inequality_rejected(0.2, 0.1, TOL, lhs_range=RATIO))
     assert trivial["informative"] == 0 and "no case accepts it" in next(iter(trivial["uninformative_why"]))
     assert real["informative"] == 1
+    # in an evidence test the same case is an informative counterexample to a printed (negative) bound
+    printed = recorded(lambda: check_inequality_rejected(0.2, -0.1, TOL, lhs_range=RATIO))
+    assert printed["informative"] == 1
 
 
 def test_the_worst_case_shown_is_an_informative_one():
@@ -186,7 +195,7 @@ CLAIM = CLAIMS["LJ22.L10"]
 
 def test_record(nodeid: str, control: bool, run) -> TestRecord:
     record = TestRecord(nodeid, [CLAIM.id], control)
-    record.update("call", "passed", recorded(run), 0.0)
+    record.update("call", "passed", (recorded_control if control else recorded)(run), 0.0)
     return record
 
 
@@ -239,7 +248,9 @@ def test_a_declared_refutation_needs_an_informative_counterexample():
 
 def test_a_declared_correction_on_an_uninformative_counterexample_is_inconclusive():
     def corrected():
-        check_inequality_rejected(0.3, -1.0, TOL, lhs_range=RATIO)  # "fails as printed", but trivially
+        # "fails as printed" on a design whose responses sit at full rank: tie-breaking, not a counterexample
+        check_trend(LEVELS, [27.4] * 6 + [27.6] * 12, TrendRule("decreasing", ceiling=FULL_RANK, saturation_band=0.25),
+                    "lower rank with larger batches", declare=False)
         check_inequality(0.3, 0.5, TOL, lhs_range=RATIO)
         declare_verdict("verified-with-correction", correction="a corrected bound")
 

@@ -57,6 +57,12 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 OUTPUT_ONLY = ("Z^s_l", "||Z^s_l - Z_l||^2 / ||Z_l||^2")
 """The ratios of the activation Z^s_l = relu(Z_l): at l = L the network has no ReLU (Y = Z_L)."""
 
+RATIO_RANGE = (0.0, 1.0)
+"""Why a case can fail: every ratio lies in [0, 1] by construction (sum_{i>=2} s_i^2 / sum_i s_i^2 of a
+matrix; ||relu(Z) - Z||^2 / ||Z||^2, the negative part's share). A bound at or above 1 holds whatever the
+optimum, and a ratio at 0 to its rounding (a rank-one optimum) tests no positive bound: such cases are
+uninformative (``check_inequality``'s ``lhs_range``)."""
+
 
 def judge_layers(ratios, bound_at, tolerance_at, statement, tally, **details):
     """Every ratio at every layer against the printed bound B(l): a case the statement gets wrong is
@@ -71,14 +77,17 @@ def judge_layers(ratios, bound_at, tolerance_at, statement, tally, **details):
             tolerance = ratio_tolerance + tolerance_at(ratio.layer)
             case = dict(layer=ratio.layer, ratio=name, bound=bound, **details)
             if bound < 0:
-                check_inequality_rejected(value, bound, tolerance, statement=statement, reason="negative bound", **case)
+                check_inequality_rejected(value, bound, tolerance, lhs_range=RATIO_RANGE, statement=statement,
+                                          reason="negative bound", **case)
                 tally["negative bound"] = tally.get("negative bound", 0) + 1
             elif ratio.layer == depth and name in OUTPUT_ONLY and value > bound + tolerance:
-                check_inequality_rejected(value, bound, tolerance, statement=statement, reason="output layer", **case)
+                check_inequality_rejected(value, bound, tolerance, lhs_range=RATIO_RANGE, statement=statement,
+                                          reason="output layer", **case)
                 tally["output layer"] = tally.get("output layer", 0) + 1
                 tally.setdefault("output examples", []).append((details.get("instance"), name, value, bound))
             else:
-                check_inequality(value, bound, tolerance, scale=abs(bound) + tolerance, label=statement[:12], **case)
+                check_inequality(value, bound, tolerance, scale=abs(bound) + tolerance, label=statement[:12],
+                                 lhs_range=RATIO_RANGE, **case)
                 tally["held"] = tally.get("held", 0) + 1
                 if bound < 1:
                     tally["held non-vacuous"] = tally.get("held non-vacuous", 0) + 1
@@ -206,7 +215,7 @@ def test_theorem_31_bound_at_non_optimal_directions_is_rejected():
             bound = t31_bound(c, ratio.layer)
             check_inequality_rejected(ratio.weight, bound, ratio.weight_tolerance +
                                       t31_bound_tolerance(instance.x, instance.g, found.speed, error, ratio.layer),
-                                      layer=ratio.layer, instance=instance.name, ratio="W_l", direction="random")
+                                      lhs_range=RATIO_RANGE, layer=ratio.layer, instance=instance.name, ratio="W_l", direction="random")
             rejected += 1
     record_note(
         f"Negative control: at random directions of the sphere (not optimal) on the near-rank-one instances, "
@@ -312,6 +321,7 @@ def test_proposition_33_with_mixed_sign_v_is_rejected():
             continue  # the smallest eps: a bound far below the negative mass of v
         first = layer_ratios(found.weights, instance.x)[0]
         check_inequality_rejected(first.nonlinearity, bound, first.nonlinearity_tolerance + tolerance, layer=1,
+                                  lhs_range=RATIO_RANGE,
                                   ratio="||Z^s_1 - Z_1||^2 / ||Z_1||^2", instance=instance.name, eps=eps, u_norm=u_norm)
         rejected += 1
     assert rejected, "no instance judged"
