@@ -1,17 +1,33 @@
 """Bantzis, Simon & Jacot (2025): the saddle at the origin. L_0 and its layers (Section 2), the
 escape-direction solver and certificate (Definition 2.1), flows and closed forms (Proposition 2.2),
 the bounds of Theorem 3.1 and Propositions 3.3-3.4, Example 1's width sweep, small-initialization GD.
+
+Modules: ``_saddle`` (Section 2: the network, L_0, the absolute network, Proposition 3.4's bound),
+``_instances`` (data X and G: random, digits, near-rank-one (Proposition 3.3), Example 1); the solver
+of Definition 2.1: ``_search`` (batched L_0, random and Appendix A.3 starts, projected descent on the
+sphere), ``_polish`` (the kink pattern and the frozen KKT system: Newton, SLSQP), ``_certificate``
+(the residual, margins and perturbation test of a direction, the error of s), ``_solver``
+(``solve_escape``: the stages together); ``_flows`` (gradient flow on L_0, Proposition 2.2's closed
+forms, escape times, the output bound), ``_bounds`` (Theorem 3.1 / A.7 and Proposition 3.3 / A.5:
+the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_small_init``
+(Section 3.3: gradient descent from small initialization on digits).
 """
 
 from __future__ import annotations
 
-from claims.bsj25._escape import (
-    EscapeDirection, bound_ranges, certify, deepen, deepened_start, digits_instance,
-    escape_time_exact, escape_time_printed, example1_instance, gradient_residual, layer_ratios,
-    localized_flow, near_rank_one_instance, output_bound, output_bound_terms, p22_norm_exact,
-    p22_norm_printed, p33_bound, p33_bound_tolerance, perturbation_test, radial_rate,
-    random_instance, random_starts, solve_escape, speed_error, t31_bound, t31_bound_appendix,
+from claims.bsj25._bounds import (
+    bound_ranges, layer_ratios, p33_bound, p33_bound_tolerance, t31_bound, t31_bound_appendix,
     t31_bound_tolerance, t31_constant, t31_constant_appendix,
+)
+from claims.bsj25._certificate import (
+    EscapeDirection, certify, gradient_residual, perturbation_test, speed_error,
+)
+from claims.bsj25._flows import (
+    escape_time_exact, escape_time_printed, localized_flow, output_bound, output_bound_terms,
+    p22_norm_exact, p22_norm_printed, radial_rate,
+)
+from claims.bsj25._instances import (
+    digits_instance, example1_instance, near_rank_one_instance, random_instance,
 )
 from claims.bsj25._saddle import (
     HIDDEN_LAYERS, INPUT_AS_LAYER_0, NETWORK_LAYERS, absolute_forward, absolute_loss,
@@ -19,8 +35,14 @@ from claims.bsj25._saddle import (
     nonnegative_top_singular_pair, numerical_rank, output, p34_bound, p34_layers, p34_mth_smallest,
     p34_required, parameter_count, rounding_depth, shapes_of, unflatten,
 )
+from claims.bsj25._search import (
+    deepen, deepened_start, random_starts,
+)
 from claims.bsj25._small_init import (
     PlateauRule, SmallInitConfig, detect_plateau, train_on_digits,
+)
+from claims.bsj25._solver import (
+    solve_escape,
 )
 from claims.bsj25._width_sweep import (
     PGDSchedule, S1, S2, SCHEMES, SUCCESS_MARGIN, cached_width_sweep, example1_data,

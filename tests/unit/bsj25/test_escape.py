@@ -1,5 +1,7 @@
-"""Unit tests of claims.bsj25._escape: the batched search, the A.3 warm start, the frozen-pattern KKT system,
-the solver and its certificate, local optimality by perturbation, the flow on L_0 and the closed forms."""
+"""Unit tests of the escape-direction solver and its companions in claims.bsj25 (``_instances``, ``_search``,
+``_polish``, ``_certificate``, ``_solver``, ``_flows``, ``_bounds``): the batched search, the A.3 warm start,
+the frozen-pattern KKT system, the solver and its certificate, local optimality by perturbation, the flow on
+L_0, the closed forms and the bounds."""
 
 from __future__ import annotations
 
@@ -11,39 +13,42 @@ import torch
 from torch.func import grad
 
 from claims import gamma
-from claims.bsj25._escape import (
-    FrozenKKT,
-    Pattern,
-    batched_value_and_gradient,
-    blowup_time,
+from claims.bsj25._bounds import (
     bound_ranges,
-    certify,
-    deepen,
-    deepened_start,
-    digits_instance,
-    escape_time_exact,
-    escape_time_printed,
-    example1_instance,
-    identify_pattern,
     layer_ratios,
-    localized_flow,
-    near_rank_one_instance,
-    output_bound_terms,
-    p22_norm_exact,
-    p22_norm_printed,
     p33_bound,
-    perturbation_test,
-    projected_descent,
-    radial_rate,
-    random_instance,
-    random_starts,
-    solve_escape,
     t31_bound,
     t31_bound_appendix,
     t31_constant,
     t31_constant_appendix,
 )
+from claims.bsj25._certificate import certify, perturbation_test
+from claims.bsj25._flows import (
+    blowup_time,
+    escape_time_exact,
+    escape_time_printed,
+    localized_flow,
+    output_bound_terms,
+    p22_norm_exact,
+    p22_norm_printed,
+    radial_rate,
+)
+from claims.bsj25._instances import (
+    digits_instance,
+    example1_instance,
+    near_rank_one_instance,
+    random_instance,
+)
+from claims.bsj25._polish import FrozenKKT, Pattern, identify_pattern
 from claims.bsj25._saddle import flatten, forward, localized_loss, loss_of_theta, unflatten
+from claims.bsj25._search import (
+    batched_value_and_gradient,
+    deepen,
+    deepened_start,
+    projected_descent,
+    random_starts,
+)
+from claims.bsj25._solver import solve_escape
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 F64 = torch.float64

@@ -1,0 +1,137 @@
+"""The search stage of BSJ25's escape-direction solver (Definition 2.1; the stages are listed in
+``claims.bsj25._solver``): L_0 and its gradient for a batch of parameter vectors (stacked weights,
+batched matmul, a hand-written backward pass; with the ReLU left out, the absolute loss A of
+``claims.bsj25._saddle.absolute_loss`` that the certificate's rounding bounds use), Gaussian starts
+on the radius-sqrt(L) sphere, warm starts from Appendix A.3's construction (``deepen``, the proof
+of Proposition 3.2: a depth-L network made deeper without raising L_0, so that s*(L') >= s*(L) is
+built into the search), and normalized Riemannian gradient descent on that sphere, all restarts as
+one tensor program, the step lengths decaying geometrically (normalized steps converge to within the
+step length even where L_0 has kinks).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import torch
+
+from claims.bsj25._saddle import Shapes, flatten, forward, parameter_count, unflatten
+
+F64 = torch.float64
+norm = torch.linalg.vector_norm
+
+SEARCH_STEPS = (0.3, 1e-4)
+FINE_STEPS = (1e-4, 1e-10)
+"""Step lengths of the search (relative to sqrt(L)), first and last; geometric in between."""
+
+
+def split_batch(thetas: torch.Tensor, shapes: Shapes) -> list[torch.Tensor]:
+    """The weight matrices of a batch of parameter vectors (R, P): views (R, n_l, n_{l-1}), l = 1..L."""
+    out, start = [], 0
+    for rows, cols in shapes:
+        out.append(thetas[:, start : start + rows * cols].reshape(-1, rows, cols))
+        start += rows * cols
+    return out
+
+
+def batched_value_and_gradient(
+    thetas: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, linear: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """L_0 and its gradient for a batch of parameters (R, P): stacked weights, batched matmul, and a
+    hand-written backward pass (relu'(0) = 0, torch's convention). With ``linear`` the ReLU is left
+    out (the absolute loss A of ``claims.bsj25._saddle.absolute_loss`` is this at |theta|, |X|, |G|)."""
+    weights = split_batch(thetas, shapes)
+    inputs, pre = [x], []
+    for layer, w in enumerate(weights):
+        z = torch.matmul(w, inputs[-1])
+        pre.append(z)
+        if layer < len(weights) - 1:
+            inputs.append(z if linear else torch.relu(z))
+    value = (g * pre[-1]).sum(dim=(1, 2))
+    delta = g.expand_as(pre[-1])
+    grads: list[torch.Tensor] = [thetas] * len(weights)
+    for layer in range(len(weights) - 1, -1, -1):
+        grads[layer] = torch.matmul(delta, inputs[layer].transpose(-1, -2)).reshape(thetas.shape[0], -1)
+        if layer > 0:
+            delta = torch.matmul(weights[layer].transpose(1, 2), delta)
+            if not linear:
+                delta = delta * (pre[layer - 1] > 0)
+    return value, torch.cat(grads, dim=1)
+
+
+def random_starts(count: int, shapes: Shapes, seed: int) -> torch.Tensor:
+    """``count`` Gaussian directions scaled to the radius-sqrt(L) sphere."""
+    gen = torch.Generator().manual_seed(seed)
+    thetas = torch.randn(count, parameter_count(shapes), generator=gen, dtype=F64)
+    return math.sqrt(len(shapes)) * thetas / norm(thetas, dim=1, keepdim=True)
+
+
+def projected_descent(
+    thetas: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, steps: int,
+    step_lengths: tuple[float, float] = SEARCH_STEPS,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Normalized Riemannian gradient descent on the radius-sqrt(L) sphere for a batch (R, P):
+    theta <- retract(theta - a_k sqrt(L) P_theta grad / ||P_theta grad||), a_k geometric from
+    ``step_lengths[0]`` to ``step_lengths[1]``; retract = rescale to the sphere. Returns the final
+    parameters and L_0 there."""
+    depth = len(shapes)
+    radius = math.sqrt(depth)
+    first, last = step_lengths
+    ratio = (last / first) ** (1.0 / max(steps - 1, 1))
+    thetas = thetas.clone()
+    length = first
+    for _ in range(steps):
+        _, gradient = batched_value_and_gradient(thetas, shapes, x, g)
+        tangent = gradient - (gradient * thetas).sum(dim=1, keepdim=True) / depth * thetas
+        size = norm(tangent, dim=1, keepdim=True).clamp_min(1e-300)
+        thetas = thetas - (length * radius) * tangent / size
+        thetas = radius * thetas / norm(thetas, dim=1, keepdim=True)
+        length *= ratio
+    values, _ = batched_value_and_gradient(thetas, shapes, x, g)
+    return thetas, values
+
+
+def deepen(weights, x, g, new_widths, pick=torch.argmin):
+    """Appendix A.3: from W_1..W_L build the depth-(L+k) network, k = len(new_widths) - 1.
+
+    a_i = ||W_{L,.i}|| ||W_{L-1,i.}||, T_i = Tr[G^T Wbar_{L,.i} relu(Wbar_{L-1,i.} Z^s_{L-2})] (bars:
+    unit vectors), i* = argmin T_i, c = sqrt(sum_i a_i); Wt_{L-1} = c (Wbar_{L-1,i*.}; 0; ..),
+    Wt_l = E_11 for l = L .. L+k-1, Wt_{L+k} = c (Wbar_{L,.i*}, 0, ..), Wt_l = W_l for l <= L-2.
+    ``new_widths`` are the widths of layers L-1 .. L+k-1 of the new network. Returns (the new
+    weights, T, a, i*). A unit whose column or row is zero has a_i = 0 and is given T_i = 0 (its unit
+    vectors taken as 0): with L_0 = sum_i a_i T_i < 0 some T_i < 0, so it is never i*.
+    """
+    last, previous = weights[-1], weights[-2]
+    columns, rows = norm(last, dim=0), norm(previous, dim=1)
+    column_bar = torch.where(columns > 0, last / torch.where(columns > 0, columns, 1.0), 0.0)
+    row_bar = torch.where(rows[:, None] > 0, previous / torch.where(rows > 0, rows, 1.0)[:, None], 0.0)
+    inputs = forward(weights[:-2], x)[1][-1]
+    terms = ((column_bar.T @ g) * torch.relu(row_bar @ inputs)).sum(dim=1)
+    shares = columns * rows
+    star = int(pick(terms))
+    c = shares.sum().sqrt()
+    first = torch.zeros(new_widths[0], previous.shape[1], dtype=x.dtype)
+    first[0] = c * row_bar[star]
+    middle = []
+    for fan_in, fan_out in itertools.pairwise(new_widths):
+        e11 = torch.zeros(fan_out, fan_in, dtype=x.dtype)
+        e11[0, 0] = 1.0
+        middle.append(e11)
+    final = torch.zeros(last.shape[0], new_widths[-1], dtype=x.dtype)
+    final[:, 0] = c * column_bar[:, star]
+    return list(weights[:-2]) + [first] + middle + [final], terms, shares, star
+
+
+def deepened_start(rho: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, target: Shapes) -> torch.Tensor:
+    """A depth-L' start from a depth-L parameter (``shapes``) with L_0 < 0: Appendix A.3's
+    construction (``deepen``) with the new layers' widths taken from ``target`` (whose first L-2
+    shapes must equal ``shapes``'), rescaled onto the radius-sqrt(L') sphere. L_0 there is at most
+    L_0(rho) (L_0(theta') <= L_0(rho) < 0 and ||theta'||^2 <= L')."""
+    depth, deeper_depth = len(shapes), len(target)
+    if deeper_depth <= depth or tuple(target[: depth - 2]) != tuple(shapes[: depth - 2]):
+        raise ValueError(f"cannot deepen {shapes} into {target}")
+    new_widths = [rows for rows, _ in target[depth - 2 : -1]]
+    deeper, *_ = deepen(unflatten(rho, shapes), x, g, new_widths)
+    theta = flatten(deeper)
+    return math.sqrt(deeper_depth) * theta / norm(theta)
