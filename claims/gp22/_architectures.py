@@ -88,6 +88,13 @@ class Architecture:
         """The names of the trainable matrices E_T, in layer order, the output layer included."""
         return tuple(self.matrix_shapes())
 
+    def full_mean_rank(self, matrices: tuple[str, ...] | None = None) -> float:
+        """The largest value the memo's average rank can take: the mean of min(fan_out, fan_in) over the
+        trainable matrices (or ``matrices``), every matrix at full rank."""
+        shapes = self.matrix_shapes()
+        names = matrices or tuple(shapes)
+        return sum(min(shapes[name]) for name in names) / len(names)
+
     def hidden_matrices(self) -> tuple[str, ...]:
         """The H x H matrices between hidden layers: MLP ``hidden2`` .. ``hiddenL``, every residual
         block's W1 and W2 (not the input nor the output layer)."""

@@ -146,6 +146,16 @@ class DesignResult:
         """The runs whose training stayed finite (the others are reported, not judged)."""
         return self.where(lambda r: not r.degenerate)
 
+    def rank_ceiling(self) -> tuple[float, float]:
+        """(the largest mean rank a run can have, the step of one singular value in it): every trainable
+        matrix at full rank, and 1 / (number of matrices), what one matrix losing one rank moves the mean."""
+        from claims.gp22._architectures import Architecture
+        from claims.models._datasets import digits
+
+        data = digits()
+        architecture = Architecture.from_name(self.design.architecture, data.n_inputs, data.classes)
+        return architecture.full_mean_rank(), 1.0 / len(architecture.trainable_matrices())
+
 
 REGISTERED: list[Design] = []
 """Every design a collected test module declared (``register``): runs of different designs that

@@ -16,6 +16,8 @@ control of every trend is the same rule on the same runs with the hyperparameter
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 import pytest
@@ -32,6 +34,7 @@ from claims import (
 )
 from claims.evidence import permuted_levels, recorded_series, trend_test
 from claims.gp22 import MEMO_SCALES, Base, Design, DesignResult, register
+from claims.models import digits
 from claims.report import plot_levels
 
 S32 = pytest.mark.claim("GP22.S32")
@@ -104,6 +107,14 @@ def healthy(result: DesignResult) -> DesignResult:
     return kept
 
 
+def at_the_rank_ceiling(rule: TrendRule, result: DesignResult) -> TrendRule:
+    """``rule`` with the response's ceiling stated: the mean rank with every matrix at full rank, and a
+    band of one singular value of one matrix. A design whose runs mostly sit there cannot show a rank
+    effect either way, so its trend (or control) is an uninformative case."""
+    ceiling, step = result.rank_ceiling()
+    return dataclasses.replace(rule, ceiling=ceiling, saturation_band=step)
+
+
 def rank_design(result: DesignResult, memo: str, transform=math.log2):
     """The finite runs, their transformed levels, their mean Section 4.1 ranks and the details every
     rank trend records."""
@@ -122,6 +133,7 @@ def judge_rank_trend(
     """The trend of the mean Section 4.1 rank over the design's levels (log2 of the level: the
     designs double it), with the authors' convention as a finding beside it."""
     kept, levels, ranks, details = rank_design(result, memo, transform)
+    rule = at_the_rank_ceiling(rule, result)
     if control:
         return check_trend_rejected(permuted_levels(levels), ranks, rule, f"{statement} (labels permuted)", **details)
     keep_runs(kept, "mean rank")
@@ -141,12 +153,13 @@ def judge_no_rank_minimization(result: DesignResult, statement: str, memo: str, 
     ranks = [r.mean_rank(at=0) for r in kept.runs] + [r.mean_rank() for r in kept.runs]
     details = dict(scale=kept.scale, memo_scale=MEMO_SCALES[memo], response="section41 mean rank",
                    level="0 = initialization, 1 = end of training")
+    rule = at_the_rank_ceiling(NO_EFFECT, result)
     if control:
         # The same equivalence rule must not accept the lambda > 0 runs, whose rank does fall.
-        check_trend_rejected(levels, ranks, NO_EFFECT, f"{statement} (lambda > 0 runs)", **details)
+        check_trend_rejected(levels, ranks, rule, f"{statement} (lambda > 0 runs)", **details)
         return
     keep_runs(kept, "rank at lambda = 0")
-    check_trend(levels, ranks, NO_EFFECT, statement, **details)
+    check_trend(levels, ranks, rule, statement, **details)
 
 
 FACTOR_LABELS = {"batch_size": "batch size B", "learning_rate": "learning rate eta", "weight_decay": "weight decay lambda"}
@@ -198,12 +211,13 @@ def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
                               f"{statement} (fixed epochs, the memo's design)", "S32")
     steps, levels, ranks, details = rank_design(design_runner.result(designs(MLP)["batch_steps"]), "S32")
     keep_runs(steps, "mean rank")
-    if epochs.verdict == "verified" and trend_test(levels, ranks, RULE).verdict == "refuted":
-        fixed_steps = check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", declare=False, **details)
+    rule = at_the_rank_ceiling(RULE, steps)
+    if epochs.verdict == "verified" and trend_test(levels, ranks, rule).verdict == "refuted":
+        fixed_steps = check_trend(levels, ranks, rule, f"{statement} (fixed SGD steps)", declare=False, **details)
         declare_verdict("verified-with-correction", BATCH_CORRECTION)
     else:
         with finding("batch size at a fixed number of SGD steps"):
-            fixed_steps = check_trend(levels, ranks, RULE, f"{statement} (fixed SGD steps)", **details)
+            fixed_steps = check_trend(levels, ranks, rule, f"{statement} (fixed SGD steps)", **details)
     rank_figure(design_runner, [(designs(MLP)["batch"], epochs), (designs(MLP)["batch_steps"], fixed_steps)],
                 "rank against batch size")
 
@@ -289,7 +303,9 @@ def test_f2_increasing_learning_rate_leads_to_worse_training_performance(design_
     levels = [math.log2(r.level) for r in result.runs]
     accuracy = [r.final("train_accuracy") for r in result.runs]
     keep_runs(result, "train accuracy")
-    check_trend(levels, accuracy, TrendRule("decreasing"), "increasing the learning rate gives worse training accuracy",
+    # accuracy 1 is the response's ceiling; one training example is its step
+    rule = TrendRule("decreasing", ceiling=1.0, saturation_band=1.0 / digits().train_size)
+    check_trend(levels, accuracy, rule, "increasing the learning rate gives worse training accuracy",
                 scale=result.scale, memo_scale=MEMO_SCALES["F2"], response="train accuracy")
 
 
@@ -350,7 +366,8 @@ def test_f2_mlp_rank_profile_is_an_encoder_decoder_bottleneck(design_runner):
     names = tuple(f"hidden{l}" for l in range(1, 5))
     positions, ranks = matrix_ranks(result, names)
     middle = (len(names) - 1) / 2
-    check_trend([abs(p - middle) for p in positions], ranks, RULE,
+    # a hidden matrix's rank is at most the width: runs mostly at full rank show no profile
+    check_trend([abs(p - middle) for p in positions], ranks, dataclasses.replace(RULE, ceiling=32.0, saturation_band=0.5),
                 "MLP: bottom and top layers have larger rank than the mid-layers",
                 scale=result.scale, memo_scale=MEMO_SCALES["F2"], matrices=list(names),
                 level="distance of the hidden matrix from the middle of the stack")
@@ -363,7 +380,8 @@ def test_f2_resnet_rank_profile_is_balanced(design_runner):
     result = active_runs(healthy(design_runner.result(designs(RES_BN)["batch"])))
     names = tuple(f"block{l}.W{i}" for l in (1, 2) for i in (1, 2))
     positions, ranks = matrix_ranks(result, names)
-    check_trend(positions, ranks, NO_EFFECT, "ResNet: the matrices within the residual blocks have the same rank",
+    check_trend(positions, ranks, dataclasses.replace(NO_EFFECT, ceiling=32.0, saturation_band=0.5),
+                "ResNet: the matrices within the residual blocks have the same rank",
                 scale=result.scale, memo_scale=MEMO_SCALES["F2"], matrices=list(names),
                 level="position of the matrix in the residual blocks")
 
