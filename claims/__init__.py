@@ -20,6 +20,7 @@ _EXPORTS = {
     "claims.evidence._record": (
         "ClaimViolation",
         "NonFiniteEvidence",
+        "count_cases_as",
         "OutsideClaimTest",
         "declare_verdict",
         "finding",

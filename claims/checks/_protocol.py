@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from claims.checks._dynamics import fit_selection, log_log_fit
-from claims.evidence._record import record_series
+from claims.evidence._record import count_cases_as, record_series
 
 if TYPE_CHECKING:
     from claims.lj22 import DriftStudy
@@ -31,6 +31,7 @@ def judge_order(
     # imported here: claims.checks loads without torch (the plugin's startup imports it)
     from claims.lj22._invariants import DRIFT_RATIOS, FIT_POINTS, SLOPE_BAND
 
+    count_cases_as("trajectories")
     tally: dict = {"judged": 0, "not smooth": 0, "static": 0, "not asymptotic": 0}
     for study in studies:
         for index in range(study.smooth.shape[0]):

@@ -10,7 +10,8 @@ from claims._lazy import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "._record": (
-        "ClaimViolation", "NonFiniteEvidence", "OutsideClaimTest", "declare_verdict", "finding", "keep_series_rows",
+        "ClaimViolation", "NonFiniteEvidence", "OutsideClaimTest", "count_cases_as", "declare_verdict", "finding",
+        "keep_series_rows", "one_case",
         "record_case", "record_degenerate", "record_note", "record_series", "recorded_series",
     ),
     "._trend": ("Trend", "TrendRule", "permuted_levels", "trend_test"),

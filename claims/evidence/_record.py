@@ -294,15 +294,42 @@ def in_negative_control() -> bool:
 
 
 def currently_in_example() -> bool:
-    return _current_example() is not None
+    """Whether a Hypothesis example is running (where ``hypothesis.target`` may be called)."""
+    try:
+        current_build_context()
+    except InvalidArgument:
+        return False
+    return True
 
 
 def _current_example() -> object | None:
-    """The Hypothesis example being run, if any: every check inside one example is one case."""
+    """The Hypothesis example being run, if any, or the innermost ``one_case`` block: every check inside
+    one example (or block) is one case."""
+    if _case_blocks:
+        return _case_blocks[-1]
     try:
         return current_build_context()
     except InvalidArgument:
         return None
+
+
+_case_blocks: list[object] = []
+
+
+@contextmanager
+def one_case() -> Iterator[None]:
+    """Count the checks inside as one case (as the checks of one Hypothesis example are): e.g. every
+    check made at one computed optimum, so that the test's cases count optima, not checks."""
+    current("one_case")
+    block = object()
+    _case_blocks.append(block)
+    try:
+        yield
+    finally:
+        _case_blocks.pop()
+        for evidence in _stack:
+            if evidence._example is block:
+                evidence._close_case()
 
 
 _stack: list[TestEvidence] = []

@@ -258,3 +258,22 @@ def test_a_declared_correction_on_an_uninformative_counterexample_is_inconclusiv
     entry = claim_entry(CLAIM, [test_record("t.py::a", False, corrected), control])
     assert entry["verdict"] == "inconclusive"
     assert any("could not have come out the other way" in w for w in entry["why"])
+
+
+def test_one_case_groups_its_checks():
+    """Every check inside one ``one_case`` block is one case (an optimum's several checks), and a block
+    is informative when any of its checks is."""
+    from claims.evidence._record import one_case
+
+    def run():
+        count_cases_as("optima")
+        for _ in range(3):
+            with one_case():
+                check_inequality(0.3, 2.0, TOL, lhs_range=RATIO)
+                check_inequality(0.3, 0.5, TOL, lhs_range=RATIO)
+        with one_case():
+            check_inequality(0.3, 2.0, TOL, lhs_range=RATIO)
+        check_inequality(0.1, 0.2, TOL)  # outside any block: its own case
+    record = recorded(run)
+    assert (record["checks"], record["cases"], record["informative"], record["uninformative"]) == (8, 5, 4, 1)
+    assert record["unit"] == "optima"

@@ -17,6 +17,7 @@ import torch
 
 from claims import (
     check_close,
+    count_cases_as,
     check_inequality,
     check_inequality_rejected,
     declare_verdict,
@@ -71,6 +72,7 @@ def judge_layers(ratios, bound_at, tolerance_at, statement, tally, **details):
     network applies no ReLU there); every other case must hold (``check_inequality``: a failure
     there is a refutation). ``details`` carry the network's ``depth``."""
     depth = details["depth"]
+    count_cases_as("ratios")
     for ratio in ratios:
         bound = bound_at(ratio.layer)
         for name, value, ratio_tolerance in ratio.items():
