@@ -136,6 +136,7 @@ class TestEvidence:
     degenerate: int = 0
     checks: int = 0
     informative: int = 0
+    informative_holding: int = 0
     uninformative: int = 0
     uninformative_why: dict[str, int] = field(default_factory=dict)
     unit: str | None = None
@@ -159,13 +160,15 @@ class TestEvidence:
     _example: object = field(default=None, repr=False)
     _example_degenerate: bool | None = field(default=None, repr=False)
     _example_informative: bool = field(default=False, repr=False)
+    _example_holds_informatively: bool = field(default=False, repr=False)
     _example_why: list[str] = field(default_factory=list, repr=False)
     _example_units: int = field(default=1, repr=False)
     _informative_sides: set[str] = field(default_factory=set, repr=False)
 
-    def _enter_case(self, degenerate: bool, uninformative: str | None, units: int) -> None:
+    def _enter_case(self, degenerate: bool, uninformative: str | None, units: int, violates: bool) -> None:
         """Count checks into cases: every check inside one Hypothesis example is one case, which is
-        degenerate when all its checks are, and informative when any non-degenerate one is."""
+        degenerate when all its checks are, informative when any non-degenerate one is, and an
+        informative *holding* case when one of those is a check where the statement held."""
         self.checks += 1
         example = _current_example()
         informative = not degenerate and uninformative is None
@@ -174,9 +177,11 @@ class TestEvidence:
             self._example = example
             self._example_degenerate = degenerate
             self._example_informative, self._example_why, self._example_units = informative, [], units
+            self._example_holds_informatively = informative and not violates
         else:
             self._example_degenerate = self._example_degenerate and degenerate
             self._example_informative = self._example_informative or informative
+            self._example_holds_informatively = self._example_holds_informatively or (informative and not violates)
             self._example_units = max(self._example_units, units)
         if uninformative is not None and not degenerate:
             self._example_why.append(uninformative)
@@ -192,6 +197,7 @@ class TestEvidence:
             self.cases += self._example_units
             if self._example_informative:
                 self.informative += self._example_units
+                self.informative_holding += self._example_units if self._example_holds_informatively else 0
             else:
                 self.uninformative += self._example_units
                 for reason in dict.fromkeys(self._example_why):
@@ -207,7 +213,7 @@ class TestEvidence:
         it (None: it could); ``units``: how many of the test's units it counts (a trend's runs)."""
         if units < 1:
             raise ValueError(f"a case counts at least one unit, not {units}")
-        self._enter_case(degenerate, uninformative, units)
+        self._enter_case(degenerate, uninformative, units, violates)
         if degenerate:
             return
         informative = uninformative is None
@@ -264,6 +270,7 @@ class TestEvidence:
                 "degenerate": self.degenerate,
                 "checks": self.checks,
                 "informative": self.informative,
+                "informative_holding": self.informative_holding,
                 "uninformative": self.uninformative,
                 "uninformative_why": self.uninformative_why,
                 "unit": self.unit,

@@ -185,6 +185,12 @@ class TestRecord:
         return self.evidence.get("informative", self.cases)
 
     @property
+    def informative_holding(self) -> int:
+        """Informative cases where the (corrected) statement held (a report from before the count: every
+        case with a holding check)."""
+        return self.evidence.get("informative_holding", self.cases if self.evidence.get("holding") else 0)
+
+    @property
     def unit(self) -> str:
         return self.evidence.get("unit") or "cases"
 
@@ -210,6 +216,7 @@ class TestRecord:
             "negative_control": self.negative_control,
             "cases": e.get("cases", 0),
             "informative": self.informative,
+            "informative_holding": self.informative_holding,
             "uninformative_why": e.get("uninformative_why", {}),
             "unit": self.unit,
             "degenerate": e.get("degenerate", 0),
@@ -356,6 +363,10 @@ def claim_entry(
                 f"{t.nodeid}: 0 informative of {t.cases} {t.unit} ({t.uninformative_text()})" for t in vacuous) + ".")
         if not any(t.evidence.get("holding") for t in finished):
             why.append("No case where the statement holds was checked.")
+        elif not vacuous and not any(t.informative_holding for t in finished):
+            why.append("The evidence could not have failed: no case where the (corrected) statement holds could have "
+                       "come out the other way (" + "; ".join(
+                           f"{t.nodeid}: {t.uninformative_text() or 'none informative'}" for t in finished) + ").")
         exceeded = [
             t.nodeid for t in finished
             if t.evidence.get("holding") and t.evidence["holding"]["error"] > t.evidence["holding"]["tolerance"]
@@ -396,6 +407,7 @@ def claim_entry(
         "tests": len(tests),
         "cases": cases,
         "informative": sum(t.informative for t in checks),
+        "informative_holding": sum(t.informative_holding for t in checks),
         "units": sorted({t.unit for t in checks if t.cases}),
         "degenerate": sum(t.evidence.get("degenerate", 0) for t in checks),
         "checks": sum(t.evidence.get("checks", 0) for t in checks),

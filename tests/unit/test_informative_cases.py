@@ -277,3 +277,26 @@ def test_one_case_groups_its_checks():
     record = recorded(run)
     assert (record["checks"], record["cases"], record["informative"], record["uninformative"]) == (8, 5, 4, 1)
     assert record["unit"] == "optima"
+
+
+def test_a_correction_needs_an_informative_case_where_it_holds():
+    """T31's shape: the printed bound fails informatively (negative, below the ratios' floor), and every
+    case where the corrected bound holds is vacuous (bound >= 1) or at the floor (a rank-one optimum):
+    the correction is not shown, whatever its counterexamples."""
+    def printed_fails_corrected_vacuous():
+        check_inequality_rejected(0.2, -0.5, TOL, lhs_range=RATIO)  # the printed bound, negative
+        check_inequality(3e-32, 0.04, TOL, lhs_range=RATIO)  # the corrected bound at a rank-one optimum
+        check_inequality(0.2, 4.35, TOL, lhs_range=RATIO)  # ... and where it is above 1
+        declare_verdict("verified-with-correction", correction="l > c^2")
+
+    def printed_fails_corrected_informative():
+        printed_fails_corrected_vacuous()
+        check_inequality(0.01, 0.04, TOL, lhs_range=RATIO)
+
+    control = test_record("t.py::control", True, informative_control)
+    vacuous = claim_entry(CLAIM, [test_record("t.py::a", False, printed_fails_corrected_vacuous), control])
+    assert vacuous["informative"] == 1 and vacuous["informative_holding"] == 0
+    assert vacuous["verdict"] == "inconclusive"
+    assert any("no case where the (corrected) statement holds could have come out" in w for w in vacuous["why"])
+    shown = claim_entry(CLAIM, [test_record("t.py::a", False, printed_fails_corrected_informative), control])
+    assert shown["verdict"] == "verified-with-correction" and shown["informative_holding"] == 1
