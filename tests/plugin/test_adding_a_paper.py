@@ -127,7 +127,7 @@ def test_the_readme_says_each_step_this_test_takes():
                  '@pytest.mark.claim("ID")', 'negative_control=True', "python -m claims inventory > CLAIMS.md",
                  "tests/unit/<paper>/", "check_conserved_rate", "gamma(k)"):
         assert text in claim, text
-    for text in ("claims/evidence/papers/<key in lower case>.py", "from claims.evidence.papers import Claim, Paper",
+    for text in ("claims/evidence/papers/<key>.py", "from claims.evidence.papers import Claim, Paper",
                  "PAPER = Paper(", "CLAIMS = (Claim(", "tests/claims/<key>/", "LAYERS", "PAPER_PACKAGES",
                  *(f"`{field.name}`" for field in dataclasses.fields(Paper))):
         assert text in paper, text
