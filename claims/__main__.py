@@ -1,10 +1,13 @@
 """Command line: ``python -m claims inventory`` prints the registry as the Markdown of CLAIMS.md;
-``python -m claims compare OLD NEW`` compares two claims reports and exits 1 on a regression."""
+``python -m claims citation-references [--update CITATION.cff]`` prints (or writes into the file) the
+``references`` of CITATION.cff, rendered from the paper records; ``python -m claims compare OLD NEW``
+compares two claims reports and exits 1 on a regression."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from claims.report._compare import (
     DEFAULT_FAIL,
@@ -15,8 +18,9 @@ from claims.report._compare import (
     render_header,
     render_table,
 )
+from claims.report._cff import cff_references_text, with_references
 from claims.report._history import BaselineError, load_report, resolve_baseline
-from claims.evidence._registry import render_inventory
+from claims.evidence._registry import PAPER_RECORDS, render_inventory
 
 _COMPARE = """Compare two claims reports: a report file (.json, or a history entry's .json.gz) or the number
 of an entry in the history directory. Prints the two runs and a table of what changed per claim;
@@ -47,10 +51,30 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _citation_references(args: argparse.Namespace) -> int:
+    if args.update is None:
+        sys.stdout.write(cff_references_text())
+        return 0
+    path = Path(args.update)
+    if not path.is_file():
+        print(f"error: {path} is not a file", file=sys.stderr)
+        return 2
+    old = path.read_text(encoding="utf-8")
+    new = with_references(old)
+    if new != old:
+        path.write_text(new, encoding="utf-8")
+    print(f"{path}: references of {len(PAPER_RECORDS)} papers ({'updated' if new != old else 'already current'})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m claims", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("inventory", help="print every registered claim (CLAIMS.md)")
+    references = commands.add_parser(
+        "citation-references", help="print the references block of CITATION.cff, rendered from the paper records"
+    )
+    references.add_argument("--update", metavar="CFF", help="rewrite the references block of this file in place")
     comparing = commands.add_parser(
         "compare", help="compare two claims reports; exit 1 on a regression", description=_COMPARE
     )
@@ -68,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "compare":
         return _compare(args)
+    if args.command == "citation-references":
+        return _citation_references(args)
     sys.stdout.write(render_inventory())
     return 0
 

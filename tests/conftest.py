@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 
 @pytest.fixture(scope="module")
@@ -12,6 +11,8 @@ def one_torch_thread():
     reduction costs more than the work (on a busy machine, a scheduler tick each). The claims
     plugin does the same for xdist workers; the previous setting is restored afterwards.
     Modules opt in with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``."""
+    import torch  # here, not at import: a pytester run of a claim module that needs no torch pays nothing
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

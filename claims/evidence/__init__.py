@@ -1,5 +1,6 @@
 """The evidence layer: case records of a claim test (what the checks record, findings, notes, declared
-verdicts), trend statistics, the claim registry with each paper's record, and the Hypothesis profiles.
+verdicts), trend statistics, the claim registry built from the paper modules
+(``claims/evidence/papers/``, one file per paper: its record and its claims), and the Hypothesis profiles.
 
 It imports the network and paper packages only downward; the report and session layers read it.
 """
@@ -15,6 +16,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
         "record_case", "record_degenerate", "record_note", "record_series", "recorded_series",
     ),
     "._trend": ("Trend", "TrendRule", "permuted_levels", "trend_test"),
-    "._registry": ("CLAIMS", "PAPERS", "Claim", "get_claim"),
+    "._registry": ("CLAIMS", "PAPERS", "PAPER_RECORDS", "get_claim"),
+    "._paper": ("Claim", "Paper", "PaperRecordError"),
     "._profiles": ("PROFILES", "active_profile", "seed_factor", "training_length_factor", "trajectory_factor"),
 })

@@ -8,9 +8,11 @@ whitespace, ASCII) with the volatile keys removed: per-test ``duration`` and eve
 a wall time (``VOLATILE_KEYS``). Figure PNG bytes are never part of the report; their paths are
 stable names, so they stay in.
 
-``PAPERS`` holds the bibliographic records of the three papers, pinned to the versions whose texts
-the claims were encoded from; ``CITATION.cff`` repeats them (``tests/plugin/test_citation.py`` checks that
-the two agree) and the citation block renders them as BibTeX.
+``PAPERS`` is every paper's bibliographic record (``claims/evidence/papers/``, one file per paper),
+pinned to the versions whose texts the claims were encoded from: the citation block renders them as
+BibTeX, and the ``references`` of ``CITATION.cff`` are rendered from them by ``cff_references_text``
+(``python -m claims citation-references``; ``tests/plugin/test_citation.py`` checks that the file is
+current).
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import html
 import json
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from claims.evidence._paper import Paper
+from claims.evidence._registry import PAPER_RECORDS
 
 DIGEST_OF = "claims section, canonical JSON, without durations and wall times"
 
@@ -73,89 +77,17 @@ def content_digest(report: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------------------------- papers
 
+PAPERS: tuple[Paper, ...] = PAPER_RECORDS
+"""Every paper's record (``claims/evidence/papers/``, one file per paper), in ``Paper.order``."""
 
-@dataclass(frozen=True)
-class Paper:
-    """One paper as the claims were encoded from it: the version is the one whose text is in the
-    project's paper collection (``version`` says how that version is identified, and what the text
-    itself does not state)."""
-
-    key: str  # the claims' ID prefix
-    bibtex_key: str
-    bibtex_type: str
-    cff_type: str
-    title: str
-    authors: tuple[tuple[str, str], ...]  # (given names, family name)
-    year: int
-    url: str
-    identifiers: tuple[tuple[str, str], ...]  # (value, description), as in CITATION.cff
-    bibtex_fields: tuple[tuple[str, str], ...]
-    version: str
+_COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
-PAPERS: tuple[Paper, ...] = (
-    Paper(
-        key="LJ22",
-        bibtex_key="le2022training",
-        bibtex_type="inproceedings",
-        cff_type="conference-paper",
-        title="Training invariances and the low-rank phenomenon: beyond linear networks",
-        authors=(("Thien", "Le"), ("Stefanie", "Jegelka")),
-        year=2022,
-        url="https://openreview.net/forum?id=XEW8CQgArno",
-        identifiers=(
-            ("openreview:XEW8CQgArno", "ICLR 2022 camera-ready on OpenReview (the text is headed 'Published as a "
-             "conference paper at ICLR 2022')"),
-            ("arXiv:2201.11968", "arXiv preprint; which arXiv version matches the text is not stated in it"),
-        ),
-        bibtex_fields=(
-            ("booktitle", "International Conference on Learning Representations (ICLR)"),
-            ("note", "OpenReview XEW8CQgArno; also arXiv:2201.11968 (arXiv version not stated in the text)"),
-        ),
-        version="ICLR 2022 published version ('Published as a conference paper at ICLR 2022'); no arXiv version "
-        "is stated in the text",
-    ),
-    Paper(
-        key="GP22",
-        bibtex_key="galanti2022sgd",
-        bibtex_type="techreport",
-        cff_type="report",
-        title="SGD Noise and Implicit Low-Rank Bias in Deep Neural Networks",
-        authors=(("Tomer", "Galanti"), ("Tomaso", "Poggio")),
-        year=2022,
-        url="https://hdl.handle.net/1721.1/141380",
-        identifiers=(
-            ("CBMM Memo No. 134, 2022-03-28", "memo number and date as printed on the text's cover page"),
-        ),
-        bibtex_fields=(
-            ("institution", "Center for Brains, Minds and Machines (CBMM), MIT"),
-            ("type", "CBMM Memo"),
-            ("number", "134"),
-            ("month", "mar"),
-            ("note", "Dated March 28, 2022"),
-        ),
-        version="CBMM Memo No. 134 dated March 28, 2022 (stated on the cover page)",
-    ),
-    Paper(
-        key="BSJ25",
-        bibtex_key="bantzis2025saddle",
-        bibtex_type="misc",
-        cff_type="article",
-        title="Saddle-To-Saddle Dynamics in Deep ReLU Networks: Low-Rank Bias in the First Saddle Escape",
-        authors=(("Ioannis", "Bantzis"), ("James B.", "Simon"), ("Arthur", "Jacot")),
-        year=2025,
-        url="https://arxiv.org/abs/2505.21722v1",
-        identifiers=(
-            ("arXiv:2505.21722v1", "version inferred, not stated in the text: its abstract is v1's (v2 rewrote it)"),
-        ),
-        bibtex_fields=(
-            ("eprint", "2505.21722v1"),
-            ("archivePrefix", "arXiv"),
-            ("note", "Preprint, version 1 (May 2025)"),
-        ),
-        version="arXiv:2505.21722v1 (inferred from the abstract; the text states no arXiv ID or version)",
-    ),
-)
+def papers_phrase(count: int) -> str:
+    """'the three papers', 'the paper', 'the 12 papers': how the citation block names the papers."""
+    if count == 1:
+        return "the paper"
+    return f"the {_COUNT_WORDS[count] if count < len(_COUNT_WORDS) else count} papers"
 
 
 def _bibtex(entry_type: str, key: str, fields: list[tuple[str, str]]) -> str:
@@ -220,7 +152,7 @@ def citation_markdown(report: dict[str, Any], digest: str) -> str:
     """The block for claims.md, as a bold-led paragraph (not a heading: the run's details follow it)."""
     lines = [f"**How to cite this report.** {_INTRO}", ""]
     lines += [f"- {label}: {value}" for label, value in citation_facts(report, digest)]
-    lines += ["", "<details><summary>BibTeX: this report and the three papers</summary>", "", "```bibtex",
+    lines += ["", f"<details><summary>BibTeX: this report and {papers_phrase(len(PAPERS))}</summary>", "", "```bibtex",
               _bibtex_text(report, digest), "```", "", "</details>", ""]
     return "\n".join(lines)
 
@@ -231,7 +163,7 @@ def citation_html(report: dict[str, Any], digest: str) -> str:
     return (
         '<section id="how-to-cite"><h2>How to cite this report</h2>'
         f"<p>{esc(_INTRO)}</p><ul>{items}</ul>"
-        "<details><summary>BibTeX: this report and the three papers</summary>"
+        f"<details><summary>BibTeX: this report and {papers_phrase(len(PAPERS))}</summary>"
         f"<pre>{esc(_bibtex_text(report, digest))}</pre></details></section>"
     )
 

@@ -1,16 +1,19 @@
-"""Citing the suite and its reports: CITATION.cff is valid and agrees with the library (version,
-the papers' pinned records), and a report's content digest names its results, not its run."""
+"""Citing the suite and its reports: CITATION.cff is valid and agrees with the library (version, and
+references rendered from the papers' pinned records), and a report's content digest names its results,
+not its run."""
 
 from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import claims
-from claims.report._citation import PAPERS, citation_block, content_digest, stable_claims
+from claims.report._cff import cff_reference, cff_references_text, current_references_text
+from claims.report._citation import PAPERS, citation_block, content_digest, papers_phrase, stable_claims
 from claims.report._json import dumps, loads
 from claims.report._model import TestRecord, build_report
 
@@ -33,15 +36,47 @@ def test_citation_cff_is_valid_and_has_the_package_version(citation):
     assert cff["license"] == "MIT" and cff["authors"] == [{"name": "lowrank-claims contributors"}]
 
 
-def test_citation_cff_references_are_the_library_paper_records(citation):
-    references = citation.cffobj["references"]
-    assert len(references) == len(PAPERS)
-    for reference, paper in zip(references, PAPERS):
-        assert reference["type"] == paper.cff_type
-        assert reference["title"] == paper.title
+def test_citation_cff_references_are_the_paper_records(citation):
+    """CITATION.cff's references are rendered from the paper records (claims/evidence/papers/), one per
+    paper in order: as parsed, and as the text ``python -m claims citation-references`` writes."""
+    assert citation.cffobj["references"] == [cff_reference(paper) for paper in PAPERS], (
+        "CITATION.cff's references are not the paper records: python -m claims citation-references --update CITATION.cff")
+    assert current_references_text(CFF.read_text(encoding="utf-8")) == cff_references_text(), (
+        "regenerate with: python -m claims citation-references --update CITATION.cff")
+
+
+def test_the_references_block_is_rendered_from_the_records_and_written_in_place(tmp_path, capsys):
+    from claims.__main__ import main
+
+    text = cff_references_text()
+    assert text.startswith("references:\n") and text.count("\n  - type: ") == len(PAPERS)
+    for paper in PAPERS:
+        reference = cff_reference(paper)
+        assert list(reference)[:4] == ["type", "title", "authors", "year"] and list(reference)[-2:] == ["url", "identifiers"]
         assert [(a["given-names"], a["family-names"]) for a in reference["authors"]] == list(paper.authors)
-        assert reference["year"] == paper.year and reference["url"] == paper.url
         assert [(i["value"], i["description"]) for i in reference["identifiers"]] == list(paper.identifiers)
+    assert main(["citation-references"]) == 0 and capsys.readouterr().out == text
+    stale = tmp_path / "CITATION.cff"
+    head = "cff-version: 1.2.0\ntitle: x\n"
+    stale.write_text(head + "references:\n  - type: article\n    title: old\nkeywords:\n  - k\n")
+    assert main(["citation-references", "--update", str(stale)]) == 0
+    assert stale.read_text() == head + text + "keywords:\n  - k\n"
+    assert "updated" in capsys.readouterr().out
+    assert main(["citation-references", "--update", str(stale)]) == 0 and "already current" in capsys.readouterr().out
+    bare = tmp_path / "bare.cff"
+    bare.write_text(head)
+    assert main(["citation-references", "--update", str(bare)]) == 0 and bare.read_text() == head + text
+    assert main(["citation-references", "--update", str(tmp_path / "missing.cff")]) == 2
+
+
+def test_quoted_strings_read_back_as_written():
+    """A string that YAML would read as something else, or that has YAML syntax in it, is quoted."""
+    from ruamel.yaml import YAML
+
+    paper = replace(PAPERS[0], title='A "title": with # and \\', authors=(("No", "True"), ("Ann", "2020")),
+                    cff_fields=(("number", "134"), ("collection-title", "yes"), ("month", 3)))
+    parsed = YAML(typ="safe").load(cff_references_text([paper]))["references"][0]
+    assert parsed == cff_reference(paper)
 
 
 RUN = {
@@ -86,10 +121,15 @@ def test_the_citation_block_names_version_commit_digest_profile_seed_date_and_pa
         assert f"sha256:{digest}" in text and "derandomized" in text and RUN["started"] in text
         for paper in PAPERS:
             assert f"{{{paper.bibtex_key}," in text and paper.url in text
-        assert "2505.21722v1" in text and "XEW8CQgArno" in text and "134" in text
+        assert f"BibTeX: this report and {papers_phrase(len(PAPERS))}</summary>" in text
         assert f"lowrank-claims-report-{digest[:12]}" in text
     assert "Hypothesis seed: 12345" in citation_block(report(run={**RUN, "hypothesis_seed": 12345}))["markdown"]
     assert "<" not in block["html"].split("<pre>", 1)[1].split("</pre>", 1)[0]  # BibTeX escaped in HTML
+
+
+def test_the_citation_block_counts_the_papers_in_words():
+    assert [papers_phrase(n) for n in (1, 3, 4, 10, 12)] == [
+        "the paper", "the three papers", "the four papers", "the ten papers", "the 12 papers"]
 
 
 CLAIM_MODULE = """

@@ -1,0 +1,195 @@
+"""BSJ25: Bantzis, Simon & Jacot, preprint 2025. The paper's record and its claims, in the order of the
+project's claims inventory (the spec they were written from, outside this repository)."""
+
+from claims.evidence.papers import Claim, Paper
+
+PAPER = Paper(
+    key="BSJ25",
+    order=3,
+    reference="Ioannis Bantzis, James B. Simon and Arthur Jacot. Saddle-to-Saddle Dynamics in Deep ReLU "
+    "Networks: Low-Rank Bias in the First Saddle Escape. Preprint, 2025",
+    title="Saddle-To-Saddle Dynamics in Deep ReLU Networks: Low-Rank Bias in the First Saddle Escape",
+    authors=(("Ioannis", "Bantzis"), ("James B.", "Simon"), ("Arthur", "Jacot")),
+    year=2025,
+    url="https://arxiv.org/abs/2505.21722v1",
+    identifiers=(
+        ("arXiv:2505.21722v1", "version inferred, not stated in the text: its abstract is v1's (v2 rewrote it)"),
+    ),
+    bibtex_key="bantzis2025saddle",
+    bibtex_type="misc",
+    bibtex_fields=(
+        ("eprint", "2505.21722v1"),
+        ("archivePrefix", "arXiv"),
+        ("note", "Preprint, version 1 (May 2025)"),
+    ),
+    cff_type="article",
+    version="arXiv:2505.21722v1 (inferred from the abstract; the text states no arXiv ID or version)",
+)
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        id="BSJ25.A1",
+        paper="BSJ25",
+        ref="Proposition A.1 (Section 2.1)",
+        title="Polar decomposition of gradient flow on the homogeneous loss L_0",
+        statement=(
+            "Gradient flow on L_0 decomposes as d||theta||/dt = -L ||theta||^{L-1} "
+            "L_0(theta_bar), d theta_bar/dt = -||theta||^{L-2} (I - theta_bar theta_bar^T) "
+            "grad L_0(theta_bar), theta_bar = theta/||theta||; Euler's identity "
+            "theta^T grad L_0 = L L_0. Also the time change s(t) and the closed forms for "
+            "||theta(s)|| and t(s) of Section 2.1."
+        ),
+        kind="identity",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.D21",
+        paper="BSJ25",
+        ref="Definition 2.1",
+        title="Escape directions and optimal escape directions",
+        statement=(
+            "An escape direction rho on the sphere of radius sqrt(L) with "
+            "grad L_0(rho) = -s rho, s > 0; an optimal one minimizes L_0 on that sphere. "
+            "(The solver that finds them is the tool for the claims below; report its "
+            "residual ||grad L_0(rho) + s rho||.)"
+        ),
+        kind="construction",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.P22",
+        paper="BSJ25",
+        ref="Proposition 2.2 / A.2",
+        title="Radial growth along an escape direction in closed form",
+        statement=(
+            "If theta(t0) = rho with rho on the radius-sqrt(L) sphere and "
+            "grad L_0(rho) = -s rho, then the direction stays constant and "
+            "||theta(t)|| = (||theta(t0)||^{2-L} + (2-L) L s (t - t0))^{1/(2-L)} for L != 2, "
+            "and ||theta(t0)|| exp(2 s (t - t0)) for L = 2."
+        ),
+        kind="identity (against an accurate ODE integration)",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.ESC",
+        paper="BSJ25",
+        ref="after Proposition 2.2",
+        title="Escape-time approximation and output-norm bound",
+        statement=(
+            "Escape-time approximation: t_1(r) - t_0 ~ [||theta(t0)||^{2-L} + r^{2-L}] / "
+            "((L-2) L s) for L != 2, and (1/(2s)) log(r / ||theta(t0)||) for L = 2; and the "
+            "output bound ||Y_theta||_F <= (r/sqrt(L))^L ||X||_F on ||theta|| = r."
+        ),
+        kind="identity",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.T31",
+        paper="BSJ25",
+        ref="Theorem 3.1 / A.7",
+        title="Low-rank bias of optimal escape directions in deep layers",
+        statement=(
+            "At an optimal escape direction with speed s*, for every layer l the three ratios "
+            "(singular-value ratio of W_l, of Z^s_l, and ||Z^s_l - Z_l||_F^2 / ||Z_l||_F^2) "
+            "are <= 8 (c / (1 - c l^{-1/2})) l^{-1/2}, c = (||X||_F ||G||_F / s*) "
+            "sqrt(2 log(||X||_F ||G||_F / s*)). Compare the Appendix A.7 form of the constant "
+            "with the main-text form. Report for which l the bound is non-vacuous (< 1) on "
+            "each instance."
+        ),
+        kind="inequality, trend",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.P32",
+        paper="BSJ25",
+        ref="Proposition 3.2 / A.3",
+        title="Optimal escape speed is non-decreasing in depth",
+        statement=(
+            "From any depth-L parameter with ||theta||^2 = L and L_0 = -s_0 < 0, the "
+            "construction of A.3 gives a depth-(L+k) parameter with ||theta'||^2 <= L + k and "
+            "L_0(theta') <= L_0(theta); in it Rank(Z_{L'}) = Rank(W_{L'}) = 1 for L' >= L and "
+            "Z_{L'} = Z^s_{L'} for L' > L; hence s*(L) is non-decreasing in L."
+        ),
+        kind="construction",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.P33",
+        paper="BSJ25",
+        ref="Proposition 3.3 / A.5",
+        title="Near-rank-one nonnegative inputs give near-rank-one optima",
+        statement=(
+            "For input uv^T + X with u, v >= 0 entrywise and ||X||_F <= eps, the minimizer of "
+            "Tr[G^T Y_theta(uv^T + X)] over ||theta||^2 <= L has all three ratios <= "
+            "8 ||G||_F eps / (s* - ||G||_F eps) in every layer."
+        ),
+        kind="inequality at computed optima",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.P34",
+        paper="BSJ25",
+        ref="Proposition 3.4 / A.4",
+        title="Most layers of any good descent parameter are near rank one",
+        statement=(
+            "For ANY theta with ||theta||^2 <= L and Tr[G^T Z_L] <= -s_0 < 0, and any p in "
+            "(0,1), at least (1-p) L layers have singular-value ratio of Z^s_l <= "
+            "2 log(||X||_F ||G||_F / s_0) / (p L)."
+        ),
+        kind="inequality",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.LA6",
+        paper="BSJ25",
+        ref="Lemma A.6",
+        title="Nonnegative matrices have a nonnegative top singular pair",
+        statement=(
+            "A nonnegative matrix has a top singular pair with both singular vectors "
+            "entrywise nonnegative."
+        ),
+        kind="construction",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.EX1",
+        paper="BSJ25",
+        ref="Example 1 (Section 4)",
+        title="Unit-circle example: rank-one speed sqrt(2)-1 vs rank-two speed 1/2",
+        statement=(
+            "Unit-circle data x_j = (sin(2 pi j/8), cos(2 pi j/8)), j = 1..8, G = ((-1)^j), "
+            "depth-3 bias-free ReLU MLP of hidden width >= 4, parameter sphere "
+            "||theta||^2 = 3: the best rank-one escape speed is s1 = sqrt(2) - 1 (optima at "
+            "phi = pi j/4; Eq. (6) of Appendix C.1), and the printed rank-two weights "
+            "(Eq. (2)) give speed s2 = 1/2. Verify exactly (symbolic) where possible."
+        ),
+        kind="identity (exact), construction",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.F2",
+        paper="BSJ25",
+        ref="Section 4.1 / Fig. 2",
+        title="Projected GD finds the rank-two direction more often as width grows",
+        statement=(
+            "Projected gradient descent on the sphere ||theta||^2 = 3 for Example 1 finds the "
+            "rank-two direction (speed above sqrt(2) - 1) more often as the width grows."
+        ),
+        kind="trend",
+        notes=(),
+    ),
+    Claim(
+        id="BSJ25.F1",
+        paper="BSJ25",
+        ref="Section 3.3 / Figs. 1, 3, 4",
+        title="One dominant singular value per layer after the first saddle escape",
+        statement=(
+            "Trained from small initialization, after the first saddle escape every layer "
+            "shows one dominant singular value, more strongly in deeper layers; a second one "
+            "appears later. Real data shipped with a package stands in for MNIST at this "
+            "machine's scale."
+        ),
+        kind="trend",
+        notes=(),
+    ),
+)

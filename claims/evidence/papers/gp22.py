@@ -1,0 +1,157 @@
+"""GP22: Galanti & Poggio, CBMM Memo 134 (2022). The paper's record and its claims, in the order of the
+project's claims inventory (the spec they were written from, outside this repository)."""
+
+from claims.evidence.papers import Claim, Paper
+
+PAPER = Paper(
+    key="GP22",
+    order=2,
+    reference="Tomer Galanti and Tomaso Poggio. SGD Noise and Implicit Low-Rank Bias in Deep Neural Networks. "
+    "CBMM Memo No. 134, Center for Brains, Minds and Machines, MIT, 2022",
+    title="SGD Noise and Implicit Low-Rank Bias in Deep Neural Networks",
+    authors=(("Tomer", "Galanti"), ("Tomaso", "Poggio")),
+    year=2022,
+    url="https://hdl.handle.net/1721.1/141380",
+    identifiers=(
+        ("CBMM Memo No. 134, 2022-03-28", "memo number and date as printed on the text's cover page"),
+    ),
+    bibtex_key="galanti2022sgd",
+    bibtex_type="techreport",
+    bibtex_fields=(
+        ("institution", "Center for Brains, Minds and Machines (CBMM), MIT"),
+        ("type", "CBMM Memo"),
+        ("number", "134"),
+        ("month", "mar"),
+        ("note", "Dated March 28, 2022"),
+    ),
+    cff_type="report",
+    cff_fields=(
+        ("month", 3),
+        ("date-published", "2022-03-28"),
+        ("institution", {"name": "Center for Brains, Minds and Machines (CBMM), MIT"}),
+        ("collection-title", "CBMM Memo"),
+        ("number", "134"),
+    ),
+    version="CBMM Memo No. 134 dated March 28, 2022 (stated on the cover page)",
+)
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        id="GP22.L1",
+        paper="GP22",
+        ref="Lemma 1",
+        title="Rank-one per-sample gradients",
+        statement=(
+            "For any input x and any weight matrix W^{pq} of the network, "
+            "rank(d f_W(x) / d W^{pq}) <= 1; Eq. (13): the gradient equals u_q(x) v_q(x)^T."
+        ),
+        kind="identity",
+        notes=(),
+    ),
+    Claim(
+        id="GP22.L2",
+        paper="GP22",
+        ref="Lemma 2",
+        title="Batch-normalized batch gradients have rank at most B",
+        statement=(
+            "With batch normalization, variance detached: for any batch of size B and any "
+            "beta in R^B, rank(sum_j beta_j d f_W(x_j; X~) / d W^{pq}) <= B."
+        ),
+        kind="identity",
+        notes=(),
+    ),
+    Claim(
+        id="GP22.E8",
+        paper="GP22",
+        ref="Eqs. (6)-(9)",
+        title="Convergence points of mini-batch SGD: collinear per-sample gradients",
+        statement=(
+            "At a convergence point of mini-batch SGD (every batch gradient zero, batch size "
+            "B < m), M^{pq} = l'(f(x_i), y_i) d f(x_i)/d W^{pq} is the same for every i, and "
+            "M^{pq} + 2 lambda W^{pq} = 0; the per-sample gradients are collinear."
+        ),
+        kind="identity",
+        notes=(),
+    ),
+    Claim(
+        id="GP22.P1",
+        paper="GP22",
+        ref="Proposition 1",
+        title="SGD with weight decay converges only to the zero function",
+        statement=(
+            "For lambda > 0: if every edge into the first layer is trainable and W is a "
+            "convergence point of mini-batch SGD on L^lambda_S, then f_W = 0 or the x_i are "
+            "collinear."
+        ),
+        kind="construction (search for nonzero convergence points; collinear control)",
+        notes=(),
+    ),
+    Claim(
+        id="GP22.P2",
+        paper="GP22",
+        ref="Proposition 2",
+        title="Without weight decay, SGD convergence points vanish on the data",
+        statement=(
+            "For lambda = 0: x_i not collinear; for every i with l'(f(x_i), y_i) != 0, "
+            "f_W(x_i) = 0; for convex losses with no minimizer (logistic, exponential) "
+            "f_W(x_i) = 0 for all i."
+        ),
+        kind="construction",
+        notes=(),
+    ),
+    Claim(
+        id="GP22.T1",
+        paper="GP22",
+        ref="Theorem 1",
+        title="Low-rank approximation error bounded by mini-batch gradient norm",
+        statement=(
+            "For any matrix norm, any W^{pq} and any B* < m: "
+            "min_{rank V <= B*} ||W^{pq} - V|| <= (1/(2 lambda)) "
+            "min_{|S~| = B*} ||grad_{W^{pq}} L^lambda_{S~}(f~_W)||, with or without batch "
+            "normalization."
+        ),
+        kind="inequality",
+        notes=(),
+    ),
+    Claim(
+        id="GP22.S32",
+        paper="GP22",
+        ref="Section 3.2",
+        title="Predicted effects of batch size, weight decay, learning rate on rank",
+        statement=(
+            "Predictions: smaller batch size gives lower rank; larger weight decay gives lower "
+            "rank; larger learning rate gives lower rank; lambda = 0 gives no rank "
+            "minimization. Rank as in Section 4.1: normalize the matrix and count singular "
+            "values outside [-1e-4, 1e-4]."
+        ),
+        kind="trend",
+        notes=(),
+    ),
+    Claim(
+        id="GP22.F1",
+        paper="GP22",
+        ref="Section 4.2 / Fig. 1",
+        title="With weight decay, SGD iterates keep moving",
+        statement=(
+            "With lambda > 0 SGD does not converge unless the weights go to zero: "
+            "d(W_{t+1}, W_t) = (1/|E_T|) sum ||W^{pq}_{t+1} - W^{pq}_t|| stays bounded below; "
+            "with lambda = 0 it is orders of magnitude smaller."
+        ),
+        kind="trend",
+        notes=(),
+    ),
+    Claim(
+        id="GP22.F2",
+        paper="GP22",
+        ref="Section 4.3 / Figs. 2-7",
+        title="Empirical rank effects and MLP vs ResNet rank profiles",
+        statement=(
+            "The reported effects of batch size, learning rate and weight decay on the average "
+            "rank of MLP and ResNet matrices, and the bottleneck (MLP) vs balanced (ResNet) "
+            "rank profiles of Appendix A, at a scale that fits the machine (real data shipped "
+            "with a package, e.g. scikit-learn's digits)."
+        ),
+        kind="trend",
+        notes=(),
+    ),
+)
