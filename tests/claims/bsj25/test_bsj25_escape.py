@@ -110,7 +110,8 @@ def local_minimum_check(rho, shapes, x, g, kinks=(), check=check_inequality, see
     """Local optimality on the sphere by perturbation (``claims.bsj25.perturbation_test``): L_0(rho)
     <= L_0(rho') for retracted perturbations at relative steps 1e-2, 1e-3, 1e-4 along random tangent
     directions and +-the gradients of the kink pre-activations; the perturbation with the least
-    increase plus bound is the one judged."""
+    increase plus bound is the one judged. Why a case can fail: a perturbation that lowers L_0 beyond the
+    bound; L_0 is signed with no fixed range, so no ``lhs_range`` is stated."""
     test = perturbation_test(rho, shapes, x, g, seed=seed, kinks=kinks)
     extra = dict(perturbations=len(test.increases), step=test.worst_step,
                  smallest_increase_over_bound=test.smallest_relative_increase, **details)
@@ -167,8 +168,9 @@ def test_computed_escape_directions():
         for (name, width), by_depth in speeds.items():
             depths = sorted(by_depth)
             for shallow, deep in zip(depths, depths[1:]):
+                # s*(L) > 0 (checked at every optimum), unbounded above: it fails where a deeper optimum is slower
                 check_inequality(by_depth[shallow], by_depth[deep], gamma(64) * by_depth[shallow], label="s* monotone",
-                                 data=name, width=width, depths=[shallow, deep])
+                                 lhs_range=(0.0, math.inf), data=name, width=width, depths=[shallow, deep])
     example = next(found for label, _, found in solutions if label.startswith("example"))
     record_note(
         f"{len(solutions)} optima (random X 4x10, G 2x10 / N; hidden widths {list(d21_widths())}, depths 2-8, "
@@ -444,9 +446,15 @@ def test_escape_time_and_output_bound():
     )
 
 
+NORMS = (0.0, math.inf)
+"""The range of a norm (or a product of norms): >= 0, unbounded above."""
+
+
 def output_bound_along(instance, found, radius, solution, details, check=check_inequality):
     """The output bound's chain at every state the flow reported before t_1(r) (||theta|| <= r), and its
-    first two links at the event state (||theta|| = r up to the event location)."""
+    first two links at the event state (||theta|| = r up to the event location). Why a case can fail: every
+    left side is a norm or a product of norms, >= 0 and unbounded above (``NORMS``); one at 0 to rounding (a
+    zero output) tests no bound and is uninformative."""
     bound = output_bound(radius, found.depth, instance.x)
     states = [(theta, True) for theta in solution.thetas if float(norm(theta)) <= radius]
     if solution.event_theta is not None:
@@ -455,12 +463,12 @@ def output_bound_along(instance, found, radius, solution, details, check=check_i
         size = float(norm(theta))
         terms = output_bound_terms(theta, found.shapes, instance.x)
         check(terms.output, terms.product, terms.output_error + terms.product_error, label="||Y|| <= prod op",
-              norm=size, **details)
+              lhs_range=NORMS, norm=size, **details)
         check(terms.product, terms.norm_term, terms.product_error + terms.norm_term_error,
-              label="prod op <= (||theta||/sqrt L)^L ||X||", norm=size, **details)
+              label="prod op <= (||theta||/sqrt L)^L ||X||", lhs_range=NORMS, norm=size, **details)
         if inside:
             check(terms.norm_term, bound, terms.norm_term_error + gamma(8) * bound, label="<= (r/sqrt L)^L ||X||",
-                  norm=size, **details)
+                  lhs_range=NORMS, norm=size, **details)
 
 
 @ESC_CONTROL
@@ -479,7 +487,7 @@ def test_escape_checks_outside_their_hypotheses_are_rejected():
         theta = beyond * found.rho / norm(found.rho)  # a state of the flow from rho after t_1(r)
         terms = output_bound_terms(theta, found.shapes, instance.x)
         check_inequality_rejected(terms.output, output_bound(radius, depth, instance.x), terms.output_error + gamma(8),
-                                  case=instance.name, depth=depth, norm=beyond, radius=radius)
+                                  lhs_range=NORMS, case=instance.name, depth=depth, norm=beyond, radius=radius)
     record_note(
         "Negative controls: from directions 0.05 sqrt(L) off escape directions the escape time is not "
         "the closed form's even as ||theta(t0)|| -> 0; past t_1(r) on the ray (||theta|| > r) ||Y|| exceeds "

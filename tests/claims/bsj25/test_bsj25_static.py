@@ -481,6 +481,15 @@ P34_CORRECTION = (
 )
 
 
+RATIO_RANGE = (0.0, 1.0)
+"""Why a Prop. 3.4 case can fail: the m-th smallest ratio sum_{i>=2} s_i^2 / sum_i s_i^2 lies in [0, 1] by
+construction, so a bound at or above 1 holds whatever theta is, and a ratio at 0 to rounding (every counted
+layer rank one) tests no positive bound: such cases are uninformative (``check_inequality``'s ``lhs_range``)."""
+LOG_RATIO_RANGE = (0.0, math.inf)
+"""The proof chain's left side, sum_l log(||Z^s_l||_F^2 / ||Z^s_l||_op^2), is >= 0 (each term is): at 0 to
+rounding (every layer rank one) it tests no bound."""
+
+
 def p34_details(case, family, p, depth):
     return dict(family=family, depth=depth, p=str(p), required=case.required, worst_layer=case.worst_layer)
 
@@ -516,6 +525,7 @@ def test_most_layers_are_near_rank_one():
             case.log_tolerance,
             scale=abs(2 * case.log_gain) + case.log_tolerance,
             label="proof chain",
+            lhs_range=LOG_RATIO_RANGE,
             step="sum_{l=0}^{L-1} log(||Z^s_l||_F^2 / ||Z^s_l||_op^2) <= 2 log(||X|| ||G|| / s_0)",
         )
         slack = check_inequality(
@@ -524,6 +534,7 @@ def test_most_layers_are_near_rank_one():
             case.ratio_tolerance,
             scale=abs(case.bound) + case.ratio_tolerance,
             label="Prop 3.4",
+            lhs_range=RATIO_RANGE,
             statement="ceil((1-p)L)-th smallest ratio over l = 0..L-1 <= 2 log(||X|| ||G|| / s_0) / (pL)",
             **details,
         )
@@ -576,6 +587,7 @@ def test_printed_statement_over_the_network_layers():
                 case.mth_smallest,
                 case.bound,
                 case.ratio_tolerance,
+                lhs_range=RATIO_RANGE,
                 statement="ceil((1-p)L)-th smallest ratio over l = 1..L <= 2 log(||X|| ||G|| / s_0) / (pL)",
                 bound=case.bound,
                 ratio=case.mth_smallest,
@@ -592,6 +604,7 @@ def test_printed_statement_over_the_network_layers():
                 case.ratio_tolerance,
                 scale=abs(case.bound) + case.ratio_tolerance,
                 label="Prop 3.4 printed",
+                lhs_range=RATIO_RANGE,
                 statement="ceil((1-p)L)-th smallest ratio over l = 1..L <= 2 log(||X|| ||G|| / s_0) / (pL)",
                 **details,
             )
@@ -626,6 +639,7 @@ def test_printed_statement_over_the_hidden_layers():
         tally["cases"] += 1
         statement = "ceil((1-p)L)-th smallest ratio over l = 1..L-1 <= 2 log(||X|| ||G|| / s_0) / (pL)"
         if case.required > len(case.layers):
+            # a count against a count fixed by p and L (no range to state): fails by count when p < 1/L
             check_inequality_rejected(
                 case.required,
                 len(case.layers),
@@ -635,7 +649,8 @@ def test_printed_statement_over_the_hidden_layers():
             )
             tally["too few layers"] += 1
         elif case.mth_smallest > case.bound + case.ratio_tolerance:
-            check_inequality_rejected(case.mth_smallest, case.bound, case.ratio_tolerance, statement=statement, **details)
+            check_inequality_rejected(case.mth_smallest, case.bound, case.ratio_tolerance, lhs_range=RATIO_RANGE,
+                                      statement=statement, **details)
             tally["ratio failures"] += 1
         else:
             check_inequality(
@@ -644,6 +659,7 @@ def test_printed_statement_over_the_hidden_layers():
                 case.ratio_tolerance,
                 scale=abs(case.bound) + case.ratio_tolerance,
                 label="Prop 3.4 hidden",
+                lhs_range=RATIO_RANGE,
                 statement=statement,
                 **details,
             )
@@ -684,6 +700,7 @@ def test_perturbed_bound_is_rejected(depth, d_in, n_samples, sigma, t, q, factor
         case.mth_smallest,
         case.bound,
         case.ratio_tolerance,
+        lhs_range=RATIO_RANGE,  # a bound below 0 would reject whatever the ratio (here it is > 0)
         factor=factor,
         depth=depth,
         required=case.required,
@@ -738,6 +755,7 @@ def test_deeper_construction_properties(instance):
     tolerance = loss_tolerance(weights, x, g) + loss_tolerance(deeper, x, g)
     check_close((shares * terms).sum(), scalar(value), tolerance, identity="L_0 = sum_i a_i T_i")
     check_close(deeper_value, shares.sum() * terms[star], tolerance, identity="L_0(theta') = (sum a_i) T_i*")
+    # L_0 is a signed value with no fixed range (no ``lhs_range``): the check fails if the construction raises it
     check_inequality(
         deeper_value,
         value,
@@ -761,6 +779,7 @@ def test_deeper_construction_properties(instance):
         norm_tolerance,
         scale=depth + extra,
         label="norm",
+        lhs_range=(0.0, math.inf),  # a squared norm: >= 0, unbounded above
         statement="||theta'||^2 <= L + k",
     )
     for layer, (rank_w, rank_z) in deeper_ranks(deeper, x, depth).items():
@@ -889,6 +908,7 @@ def test_construction_with_argmax_is_rejected(instance):
     deeper, terms, shares, _ = deepen(weights, x, g, new_widths, pick=torch.argmax)
     assume(value < -tolerance and float(shares.sum() * terms.max()) - value > 1e3 * tolerance)
     tolerance += loss_tolerance(deeper, x, g)
+    # L_0 is signed with no fixed range: no ``lhs_range``
     check_inequality_rejected(localized_loss(deeper, x, g), value, tolerance, construction="argmax")
     record_note(
         "Negative control: choosing i* = argmax_i T_i instead of argmin makes L_0(theta') > L_0(theta)."

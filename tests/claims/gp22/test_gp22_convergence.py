@@ -275,6 +275,8 @@ def test_e8_at_constructed_convergence_points():
         if point.weight_decay > 0:
             magnitude, bound = nonzero_derivative(point, sg)
             worst = int(torch.argmin(magnitude / bound))
+            # the left side is |l'_i|'s rounding bound, the measured |l'_i| the right: no range to state (a zero
+            # bound would certify l'_i != 0 exactly, not make the check vacuous); it fails where l'_i = 0 to rounding
             check_inequality(float(bound[worst]), float(magnitude[worst]), 0.0, label="l' nonzero",
                              statement="lambda > 0, W != 0: l'_i != 0 for every i", construction=point.kind)
             derivative_margins.append(float(magnitude[worst] / bound[worst]))
@@ -434,7 +436,12 @@ def judge_no_convergence(measure: float, tolerance: float, reject: bool = False,
     ``label-free`` for P1, ``violation`` / ``loss-violation`` for P2) exceeds the rounding bound it
     would have at an exact convergence point: lhs = bound <= rhs = residual. With ``reject`` (a
     hypothesis violated) the point must be a convergence point up to rounding: the bound exceeds the
-    residual, and the conclusion fails there."""
+    residual, and the conclusion fails there.
+
+    Why a case can fail: the residual (the measured side, on the right) may be within its rounding bound,
+    i.e. the point a convergence point. No ``lhs_range``: the left side is that rounding bound, and a bound
+    of 0 (a sample with g_i = 0, whose sine is 1 exactly) certifies the point exactly rather than testing
+    nothing."""
     if reject:
         check_inequality_rejected(tolerance, measure, 0.0, **details)
     else:
@@ -557,8 +564,11 @@ def test_p1_search_finds_no_nonzero_convergence_point_on_non_collinear_data():
             witness, bound = gp22.nonzero_witness(setting, setting.unflatten(result.theta), x)
             found = [s for s in range(result.starts) if result.found()[s] and witness[s] > bound[s]]
             for s in found[:4]:
+                # the residual is a sine, in [0, 1]; the check restates the selection of ``found`` (residual within
+                # its bound), so this finding's evidence is the batch gradients below
                 check_inequality(float(result.residual[s]), float(result.tolerance[s]), 0.0, label="found",
-                                 statement="residual within its rounding bound", architecture=name)
+                                 statement="residual within its rounding bound", architecture=name,
+                                 lhs_range=(0.0, 1.0))
                 decay = 0.1
                 params = setting.unflatten(result.theta[s])
                 y = gp22.labels_for(setting, x, {}, result.theta[s], decay)

@@ -48,8 +48,12 @@ RECORD_EVERY = LENGTHS[0]
 """Records (d over one epoch, loss, ranks) at every training length above (and in between)."""
 ORDERS_OF_MAGNITUDE = TrendRule("increasing", min_slope=2.0)
 """log10 d rises from lambda = 0 to lambda > 0 by at least 2 (two decades): the Theil-Sen slope between
-the two groups (the median over all cross pairs, unpaired) with its interval above 2."""
+the two groups (the median over all cross pairs, unpaired) with its interval above 2. Why a design can fail
+it: log10 d of a positive distance has no ceiling or floor (d = 0 would be non-finite, never evidence), so
+none is stated; only tied responses (or a design without power) make it uninformative."""
 GROWTH = TrendRule("increasing")
+"""log10(d_lambda / d_0) grows with log2 epochs; a log ratio of two positive distances is unbounded either way,
+so no ceiling or floor is stated (ties and power are judged as for every trend)."""
 COLLAPSE = 1e-6
 
 

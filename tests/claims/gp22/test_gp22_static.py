@@ -876,13 +876,16 @@ def judge_theorem1(
     bound must violate it. Returns (lhs bound used, rhs, tolerance); None, without a check, when the
     statement is vacuous (every matrix of this shape has rank <= r)."""
     rank = case.batch if rank is None else rank
+    # Why a case can fail: the left side is a distance in a norm (or a bound of one: a norm's value, or a norm
+    # inequality's factor times a Schatten tail), >= 0 and unbounded above, so a bound below it fails; at 0 to
+    # rounding (W^{pq} already of rank <= r) it tests no bound and is uninformative (``lhs_range``).
     lower, upper, attained = case.distance_bounds(norm, rank)
     value, argmin = case.rhs(norm)
     rhs = factor * value
     details = dict(norm=norm.name, matrix=case.key, rank=rank, factor=factor, batch=case.batch, **details)
     if reject:
         tolerance = case.tolerance(lower, rhs)
-        check_inequality_rejected(lower, rhs, tolerance, distance="lower bound", **details)
+        check_inequality_rejected(lower, rhs, tolerance, lhs_range=(0.0, math.inf), distance="lower bound", **details)
         return lower, rhs, tolerance
     if min(case.rows, case.cols) <= rank:
         return None
@@ -892,6 +895,7 @@ def judge_theorem1(
         rhs,
         tolerance,
         label=f"slack {norm.name}",
+        lhs_range=(0.0, math.inf),
         distance=f"upper bound: {attained}",
         minimizing_batch=case.batches[argmin].tolist(),
         **details,

@@ -26,6 +26,8 @@ from claims import (
 from claims.evidence import (
     TrendRule,
     active_profile,
+    count_cases_as,
+    one_case,
     permuted_levels,
     training_length_factor,
     trajectory_factor,
@@ -122,20 +124,28 @@ L11_READING = (
 def lemma11_path(shape, scale, risk, theta0, length, steps, **labels):
     """Lemma 11 (D' unsquared) at every step of one path; records the path's
     series and returns (smallest relative slack, smallest slack, tightest constant
-    min (||B||^2 + D')/||A||^2 on the path)."""
+    min (||B||^2 + D')/||A||^2 on the path).
+
+    The checks at the points of one path are one case (the test's cases count paths). Why a case can fail:
+    the left side (1/8)||A||^2 - D' ranges over [-D', oo) (||A||^2 >= 0), so any ||B||^2 below it fails; at
+    its floor -D' (A = 0 to rounding) it would test nothing (``check_inequality``'s ``lhs_range``). Points
+    where it is negative are implied by ||B||^2 >= 0: the right side's floor, which ``lhs_range`` does not
+    state."""
     path = [(s, log10_t, block_matrices(risk.network, th, "B1.")) for s, log10_t, th in
             path_points(risk, theta0, length, steps)]
     m0 = path[0][2]
     offset = lemma11_offset(m0["U"], m0["Y"])
     rows = []
-    for s, log10_t, m in path:
-        a_sq, b_sq = lemma11_sides(m["U"], m["Y"], m["Z"])
-        lhs, rhs = PRINTED_CONSTANT * a_sq - offset, b_sq
-        slack = check_inequality(
-            lhs, rhs, lemma11_tolerance(m, m0, lhs, rhs), shape=shape, scale=scale, s=s, log10_t=log10_t,
-            offset=offset, **labels,
-        )
-        rows.append((s, log10_t, a_sq, b_sq, slack, slack / (abs(lhs) + abs(rhs)), (b_sq + offset) / a_sq))
+    count_cases_as("paths")
+    with one_case():
+        for s, log10_t, m in path:
+            a_sq, b_sq = lemma11_sides(m["U"], m["Y"], m["Z"])
+            lhs, rhs = PRINTED_CONSTANT * a_sq - offset, b_sq
+            slack = check_inequality(
+                lhs, rhs, lemma11_tolerance(m, m0, lhs, rhs), shape=shape, scale=scale, s=s, log10_t=log10_t,
+                offset=offset, lhs_range=(-offset, math.inf), **labels,
+            )
+            rows.append((s, log10_t, a_sq, b_sq, slack, slack / (abs(lhs) + abs(rhs)), (b_sq + offset) / a_sq))
     record_series(
         "LJ22.L11 trajectory",
         shape=list(shape),
@@ -260,10 +270,12 @@ def test_lemma11_as_printed_with_squared_offset_is_rejected():
         offset = lemma11_offset(start["U"], start["Y"])
         a_sq, b_sq = lemma11_sides(m["U"], m["Y"], m["Z"])
         printed, corrected = PRINTED_CONSTANT * a_sq - offset**2, PRINTED_CONSTANT * a_sq - offset
+        # the left sides range over [-D'^2, oo) and [-D', oo) (||A||^2 >= 0), as in ``lemma11_path``
         check_inequality_rejected(printed, b_sq, lemma11_tolerance(m, start, printed, b_sq), shape=shape, s=s,
-                                  D_prime=offset, D_prime_printed=offset**2, reading="printed: D' squared")
+                                  D_prime=offset, D_prime_printed=offset**2, reading="printed: D' squared",
+                                  lhs_range=(-offset**2, math.inf))
         check_inequality(corrected, b_sq, lemma11_tolerance(m, start, corrected, b_sq), shape=shape, s=s,
-                         D_prime=offset, reading="D' unsquared")
+                         D_prime=offset, reading="D' unsquared", lhs_range=(-offset, math.inf))
         rows.append(f"{shape} at s = {s:g}: (1/8)||A||^2 - D'^2 = {printed:.3g} > ||B||^2 = {b_sq:.3g} (D' = {offset:.3g})")
     declare_verdict("verified-with-correction", correction=L11_CORRECTION)
     record_note("Lemma 11 with the printed D' squared fails: " + "; ".join(rows) + ".")
@@ -288,10 +300,12 @@ def test_lemma11_with_offset_from_another_initialization():
         offset_other = lemma11_offset(m_other["U"], m_other["Y"])
         a_sq, b_sq = lemma11_sides(U, Y, Z)
         lhs, rhs = PRINTED_CONSTANT * a_sq - offset_other, b_sq
+        # the left side ranges over [-D'_other, oo); the bound ||B||^2 >= 0 is never below that floor (informative)
         check_inequality_rejected(
             lhs,
             rhs,
             256 * EPS * (abs(lhs) + abs(rhs)),
+            lhs_range=(-offset_other, math.inf),
             shape=shape,
             offset_other=offset_other,
             own_offset=lemma11_offset(U, Y),
@@ -473,6 +487,12 @@ def test_theorem2_eq13_along_trajectories():
     )
     smallest = {"literal M": float("inf"), "K for M": float("inf")}
     at_zero = []
+    # Why a case can fail. A has c rows, so ||A||_2^2 <= ||A||_F^2 <= c ||A||_2^2: with V_c = 1 the left side
+    # ||A||_F^2 - ||A||_2^2 lies in [0, oo) (at 0 to rounding, a rank-one A, it tests no D); literally (V_c = c)
+    # it lies in (-oo, 0], so D >= 0 holds whatever A is: those checks are uninformative, as the note says.
+    # One case per path (the checks at its points): the test's cases count paths.
+    ranges = {"literal M": (-math.inf, 0.0), "K for M": (0.0, math.inf)}
+    count_cases_as("paths")
     for seed in range(3 * trajectory_factor()):
         risk = t2_risk(seed)
         g = torch.Generator().manual_seed(500 + seed)
@@ -480,17 +500,18 @@ def test_theorem2_eq13_along_trajectories():
         A0, F0 = t2_matrices(risk.network, theta0)
         D = eq13_offset(A0, F0)
         rows = []
-        for s, log10_t, th in path_points(risk, theta0, 6.0, 60):
-            A, F = t2_matrices(risk.network, th)
-            for form, vc in (("literal M", c), ("K for M", 1)):
-                lhs = frobenius_sq(A) / vc - spectral_sq(A)
-                slack = check_inequality(
-                    lhs, D, t2_tolerance(A, F, A0, F0, lhs, D), form=form, seed=seed, s=s
-                )
-                smallest[form] = min(smallest[form], slack)
-                if s == 0 and form == "K for M":
-                    at_zero.append(slack)
-            rows.append((s, log10_t, frobenius_sq(A), spectral_sq(A), norm_ratio(A)))
+        with one_case():
+            for s, log10_t, th in path_points(risk, theta0, 6.0, 60):
+                A, F = t2_matrices(risk.network, th)
+                for form, vc in (("literal M", c), ("K for M", 1)):
+                    lhs = frobenius_sq(A) / vc - spectral_sq(A)
+                    slack = check_inequality(
+                        lhs, D, t2_tolerance(A, F, A0, F0, lhs, D), lhs_range=ranges[form], form=form, seed=seed, s=s
+                    )
+                    smallest[form] = min(smallest[form], slack)
+                    if s == 0 and form == "K for M":
+                        at_zero.append(slack)
+                rows.append((s, log10_t, frobenius_sq(A), spectral_sq(A), norm_ratio(A)))
         record_series(
             "LJ22.T2 Eq. (13) trajectory",
             seed=seed,
@@ -556,20 +577,26 @@ def test_theorem2_eq13_through_a_block():
         "spectrum, left side > 0); random starts make the left side negative from t = 0, where Eq. (13) says nothing."
     )
     smallest, at_zero, informative = float("inf"), [], 0
+    # Why a case can fail: W2 is 10 x 10, so the left side (1/8)||W2||_F^2 - ||W2||_2^2 lies in
+    # [-(7/8), 1/4] ||W2||_2^2, no fixed range (no ``lhs_range``): it fails where it exceeds D, possible only
+    # where it is positive (the flat start makes it so at t = 0; the note counts those steps). One case per
+    # path (the checks at its points): the test's cases count paths.
+    count_cases_as("paths")
     for seed in range(3 * trajectory_factor()):
         risk, theta0 = t2_block_start(seed)
         m0 = t2_block_matrices(risk.network, theta0)
         D = eq13_offset_through_block(m0["W2"], m0["B3.Y"], m0["B3.U"], m0["B3.Z"], m0["Fin"])
         rows = []
-        for s, log10_t, th in path_points(risk, theta0, 6.0, 40):
-            m = t2_block_matrices(risk.network, th)
-            lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
-            slack = check_inequality(lhs, D, t2_block_tolerance(m, m0, lhs, D), seed=seed, s=s, layer="W2")
-            informative += lhs > 0
-            smallest = min(smallest, slack)
-            if s == 0:
-                at_zero.append(slack)
-            rows.append((s, log10_t, frobenius_sq(m["W2"]), spectral_sq(m["W2"]), lhs))
+        with one_case():
+            for s, log10_t, th in path_points(risk, theta0, 6.0, 40):
+                m = t2_block_matrices(risk.network, th)
+                lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
+                slack = check_inequality(lhs, D, t2_block_tolerance(m, m0, lhs, D), seed=seed, s=s, layer="W2")
+                informative += lhs > 0
+                smallest = min(smallest, slack)
+                if s == 0:
+                    at_zero.append(slack)
+                rows.append((s, log10_t, frobenius_sq(m["W2"]), spectral_sq(m["W2"]), lhs))
         record_series(
             "LJ22.T2 Eq. (13) through a block",
             seed=seed,
@@ -596,6 +623,7 @@ def test_theorem2_eq13_through_a_block_with_offset_from_another_initialization()
     other = t2_block_matrices(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
     D_other = eq13_offset_through_block(other["W2"], other["B3.Y"], other["B3.U"], other["B3.Z"], other["Fin"])
     lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
+    # no fixed range of the left side (see the main test); D_other >= 0 could have accepted it
     check_inequality_rejected(lhs, D_other, 256 * EPS * (abs(lhs) + D_other), D_other=D_other, layer="W2")
 
 
@@ -669,30 +697,36 @@ def test_theorem2_eq13_through_convolutions():
         "(vacuous: not checked, counted). The first kernel starts with a flat spectrum (left side > 0 at t = 0)."
     )
     smallest, at_zero, informative, vacuous = float("inf"), [], 0, 0
+    # Why a case can fail: for C2, ||T||_F^2 / 4 - ||T1||_2^2 with rank T1 <= 8 lies in [-(3/4), 1] ||T1||_2^2, no
+    # fixed range (no ``lhs_range``): it fails where it exceeds D, possible only where it is positive (the flat
+    # first kernel makes it so at t = 0). The vacuous last convolution (V_c >= rank) is not checked. One case
+    # per path (the checks at its points): the test's cases count paths.
+    count_cases_as("paths")
     for seed in range(3 * trajectory_factor()):
         risk, theta0 = t2_conv_start(T2_CONV_CHAIN, seed, flat_first_kernel=True)
         kernels0, F0 = convolution_chain(risk.network, theta0)
         start_invariants = convolution_chain_invariants(kernels0, F0)
         offsets = [eq13_offset_through_convolutions(kernels0, F0, j) for j in range(len(kernels0))]
         rows = []
-        for s, log10_t, th in path_points(risk, theta0, 8.0, 40):
-            kernels, F = convolution_chain(risk.network, th)
-            row = [s, log10_t]
-            for j, D in enumerate(offsets):
-                lhs, vc = t2_conv_eq13_lhs(kernels, F, j, kernel_rows)
-                if vc >= min(kernel_rows(kernels[j]).shape):
-                    vacuous += 1  # V_c >= rank: true for any D >= 0, not counted as evidence
-                    continue
-                slack = check_inequality(
-                    lhs, D, t2_conv_tolerance(kernels, F, start_invariants, lhs, D), seed=seed, s=s, layer=f"C{j + 2}",
-                    V_c=vc,
-                )
-                informative += lhs > 0
-                smallest = min(smallest, slack)
-                if s == 0:
-                    at_zero.append(slack)
-                row += [lhs, D, norm_ratio(kernel_rows(kernels[j]))]
-            rows.append(row)
+        with one_case():
+            for s, log10_t, th in path_points(risk, theta0, 8.0, 40):
+                kernels, F = convolution_chain(risk.network, th)
+                row = [s, log10_t]
+                for j, D in enumerate(offsets):
+                    lhs, vc = t2_conv_eq13_lhs(kernels, F, j, kernel_rows)
+                    if vc >= min(kernel_rows(kernels[j]).shape):
+                        vacuous += 1  # V_c >= rank: true for any D >= 0, not counted as evidence
+                        continue
+                    slack = check_inequality(
+                        lhs, D, t2_conv_tolerance(kernels, F, start_invariants, lhs, D), seed=seed, s=s,
+                        layer=f"C{j + 2}", V_c=vc,
+                    )
+                    informative += lhs > 0
+                    smallest = min(smallest, slack)
+                    if s == 0:
+                        at_zero.append(slack)
+                    row += [lhs, D, norm_ratio(kernel_rows(kernels[j]))]
+                rows.append(row)
         record_series(
             "LJ22.T2 Eq. (13) through convolutions",
             seed=seed,
@@ -718,6 +752,7 @@ def test_theorem2_eq13_through_convolutions_with_offset_from_another_initializat
     other = convolution_chain(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
     lhs, vc = t2_conv_eq13_lhs(kernels, F, 0, kernel_rows)
     D_other = eq13_offset_through_convolutions(*other, 0)
+    # no fixed range of the left side (see the main test); D_other >= 0 could have accepted it
     check_inequality_rejected(lhs, D_other, 256 * EPS * (abs(lhs) + D_other), D_other=D_other, layer="C2", V_c=vc)
 
 
@@ -745,8 +780,10 @@ def test_theorem2_eq13_for_a_convolution_with_definition8_flattening_is_rejected
         lhs, vc = t2_conv_eq13_lhs(kernels, F, 0, definition8_matrix)
         D = eq13_offset_through_convolutions(kernels0, F0, 0)
         start_invariants = convolution_chain_invariants(kernels0, F0)
+        # with V_c = 1 the left side ||W||_F^2 - ||W||_2^2 is >= 0 (||W||_F = ||T||_F for any flattening)
         check_inequality_rejected(lhs, D, t2_conv_tolerance(kernels, F, start_invariants, lhs, D), seed=seed, s=s,
-                                  flattening="Definition 8 (a x bc)", V_c=vc, log10_t=log10_t)
+                                  flattening="Definition 8 (a x bc)", V_c=vc, log10_t=log10_t,
+                                  lhs_range=(0.0, math.inf) if vc == 1 else None)
         counterexamples.append((seed, lhs, D))
     declare_verdict("verified-with-correction", correction=CONV_CORRECTION)
     record_note(
@@ -843,7 +880,9 @@ def test_theorem2_eq14_eq15_trends(t2_data):
         first = [r for r in t2_data if r["s"] == min(levels)]
         for key in ("ratio", "align"):
             span = min(r[key] for r in [coarse, fine]) - max(r[key] for r in first)
-            check_inequality(abs(fine[key] - coarse[key]), span, 0.0, quantity=key, h=1 / T2_STEPS_PER_UNIT,
+            # the ratio and the alignment lie in [0, 1], so their difference |fine - coarse| does too
+            check_inequality(abs(fine[key] - coarse[key]), span, 0.0, lhs_range=(0.0, 1.0), quantity=key,
+                             h=1 / T2_STEPS_PER_UNIT,
                              coarse=coarse[key], fine=fine[key], first_level_max=max(r[key] for r in first))
         record_note(
             f"Step sensitivity at s = {max(levels):g}: h = 1/{T2_STEPS_PER_UNIT} vs 1/{2 * T2_STEPS_PER_UNIT} gives "
@@ -863,6 +902,8 @@ def test_theorem2_eq13_with_offset_from_another_initialization():
     other = 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64)
     D_other = eq13_offset(*t2_matrices(risk.network, other))
     lhs = frobenius_sq(A) - spectral_sq(A)
+    # ||A||_F^2 - ||A||_2^2 >= 0: a D_other below 0 would reject trivially (it is >= 0 here)
     check_inequality_rejected(
-        lhs, D_other, 256 * EPS * (abs(lhs) + D_other), D_other=D_other, D_own=eq13_offset(A, F)
+        lhs, D_other, 256 * EPS * (abs(lhs) + D_other), lhs_range=(0.0, math.inf), D_other=D_other,
+        D_own=eq13_offset(A, F)
     )

@@ -80,6 +80,11 @@ def flattening_sides(
 
 tensor_shapes = st.tuples(st.integers(1, 6), st.integers(1, 6), st.integers(1, 6))
 
+NORM_RANGE = (0.0, math.inf)
+"""Why an Eq. (68) case can fail: its left side is a spectral norm (over sqrt(min(a, b))), >= 0 and unbounded
+above, so every bound below it fails; a left side at 0 to rounding (a zero tensor) would test no bound and
+is uninformative (``check_inequality``'s ``lhs_range``). The drawn tensors are never zero."""
+
 
 @st.composite
 def random_tensors(draw):
@@ -131,7 +136,7 @@ def identity_tensor(n: int, a: int, b: int, c: int) -> torch.Tensor:
 @given(random_tensors())
 def test_flattening_inequality_on_random_tensors(tensor):
     lhs, rhs, tolerance = flattening_sides(tensor)
-    check_inequality(lhs, rhs, tolerance, scale=rhs, shape=tuple(tensor.shape))
+    check_inequality(lhs, rhs, tolerance, scale=rhs, lhs_range=NORM_RANGE, shape=tuple(tensor.shape))
     record_note(
         "Eq. (68) read from the pdf as ||T1||_2 / sqrt(min(a,b)) <= ||T2||_2: (69)-(73) give the factor "
         "sqrt(dim_T(pi1,pi2)/dim T) = sqrt(c max(a,b)/(abc)) = 1/sqrt(min(a,b)), and (84) uses "
@@ -145,7 +150,8 @@ def test_flattening_inequality_on_random_tensors(tensor):
 def test_flattening_inequality_on_aligned_tensors(instance):
     tensor, rank, shared = instance
     lhs, rhs, tolerance = flattening_sides(tensor)
-    check_inequality(lhs, rhs, tolerance, scale=rhs, shape=tuple(tensor.shape), rank=rank, shared_x=shared)
+    check_inequality(lhs, rhs, tolerance, scale=rhs, lhs_range=NORM_RANGE, shape=tuple(tensor.shape), rank=rank,
+                     shared_x=shared)
     record_note(
         "Adversarial family T = sum_r s_r p_r(x)q_r(x)x_r (orthonormal p_r, q_r; x_r shared or not; "
         "noise 0..0.1): the ratio ||T1||/||T2|| reaches ||s||_2/max s_r, up to sqrt(min(a,b)); "
@@ -169,12 +175,14 @@ def test_flattening_inequality_proof_steps(tensor):
     norm_t1, norm_t2 = float(singular[0]), float(torch.linalg.matrix_norm(t2, ord=2))
     tolerance = gamma(a * b * c + a + b + 2) * scale + 2 * gamma(sum(t1.shape)) * norm_t1
     check_close(scalar(norm_t1), s @ contractions, tolerance, identity="||T1|| = sum s_r T(p_r,q_r,x)")
+    # |T(p_r, q_r, x)| and ||s||_1 are >= 0 (NORM_RANGE). The largest value of ||s||_1 with ||s||_2 = 1 is
+    # sqrt(rank), i.e. the step itself (Cauchy-Schwarz): not declared, as the check is that step in float64.
     check_inequality(float(contractions.abs().max()), norm_t2, gamma(sum(t2.shape)) * norm_t2 + tolerance,
-                     scale=norm_t2, label="T(p, q, x) <= ||T2||")
+                     scale=norm_t2, label="T(p, q, x) <= ||T2||", lhs_range=NORM_RANGE)
     # ||s||_2 = ||Y||_F = 1 only up to the SVDs' orthonormality errors (gamma of the dimensions)
     unit_error = gamma(sum(t1.shape) + a + b + min(a, b))
     check_inequality(float(s.sum()), math.sqrt(min(a, b)), unit_error * math.sqrt(min(a, b)),
-                     scale=math.sqrt(min(a, b)), label="||s||_1 <= sqrt(min(a,b))")
+                     scale=math.sqrt(min(a, b)), label="||s||_1 <= sqrt(min(a,b))", lhs_range=NORM_RANGE)
     record_note(
         "Proof steps checked on random tensors: ||T1|| = sum_r s_r T(p_r,q_r,x) (SVD of the top right "
         "singular vector as an a x b matrix), |T(p_r,q_r,x)| <= ||T2||, ||s||_1 <= sqrt(min(a,b))."
@@ -207,7 +215,7 @@ def test_flattening_inequality_without_the_factor_is_rejected(shape):
     a, b, c = shape
     tensor = identity_tensor(min(a, b), a, b, c)
     lhs, rhs, tolerance = flattening_sides(tensor, divisor=1.0)
-    check_inequality_rejected(lhs, rhs, tolerance, perturbation="no sqrt(min(a,b))")
+    check_inequality_rejected(lhs, rhs, tolerance, lhs_range=NORM_RANGE, perturbation="no sqrt(min(a,b))")
     record_note("Negative control: ||T1|| <= ||T2|| (no factor) fails by sqrt(min(a,b)) - 1 on [i=j][k=0].")
 
 
@@ -221,7 +229,7 @@ def test_flattening_inequality_with_roles_swapped_is_rejected(shape):
     n = min(b, c)
     tensor[0, range(n), range(n)] = 1.0
     lhs, rhs, tolerance = flattening_sides(tensor, swapped=True)
-    check_inequality_rejected(lhs, rhs, tolerance, perturbation="T1 and T2 swapped")
+    check_inequality_rejected(lhs, rhs, tolerance, lhs_range=NORM_RANGE, perturbation="T1 and T2 swapped")
     record_note("Negative control: the swapped statement fails by sqrt(min(b,c)) - 1 on T_ijk = [i=0][j=k].")
 
 
@@ -357,7 +365,10 @@ def test_single_example_gram_rate_has_rank_at_most_two():
                                gram=label, shape=tuple(observed.shape))
                 continue
             sigma_3, bound, sigma_1 = result
+            # Why a case can fail: 0 <= sigma_3 <= sigma_1 (the same SVD, sorted). A rounding bound at or above
+            # sigma_1 (a rate at rounding level altogether), or sigma_3 exactly 0, could not fail: uninformative.
             check_inequality(sigma_3, bound, 0.0, scale=max(sigma_1, torch.finfo(torch.float64).tiny),
+                             lhs_range=(0.0, sigma_1),
                              label=f"sigma_3 {label}", gram=label, width=width, layer=name, sigma_1=sigma_1,
                              sigma_2=float(torch.linalg.svdvals(observed)[1]))
             widths[width] = widths.get(width, 0) + 1
@@ -417,7 +428,7 @@ def test_two_example_gram_rate_is_rejected():
             sigma_3, bound, sigma_1 = result
             certificate = sigma_3_certificate(factored)
             if certificate > 1e3 * bound:
-                check_inequality_rejected(sigma_3, bound, 0.0, gram=label, width=width,
+                check_inequality_rejected(sigma_3, bound, 0.0, lhs_range=(0.0, sigma_1), gram=label, width=width,
                                           certificate=certificate, sigma_1=sigma_1, layer=name)
                 widths[width] = widths.get(width, 0) + 1
                 checked += 1
@@ -498,8 +509,13 @@ def test_signs_are_constant_after_the_proof_time(instance, offsets):
     radius = np.abs(u).min() / 2
     values = [trajectory(t) for t in times]
     distances = [float(np.linalg.norm(w / np.linalg.norm(w) - u)) for w in values]
-    check_inequality(max(distances), radius, 0.0, scale=radius, label="ball B", proof_time=big_t)
+    # Why a case can fail: the distance of two unit vectors lies in [0, 2], and the radius min|u_i|/2 <= 1/2
+    # is below 2, so a direction outside the ball fails it.
+    check_inequality(max(distances), radius, 0.0, scale=radius, label="ball B", proof_time=big_t,
+                     lhs_range=(0.0, 2.0))
     margin = min(float(np.min(w / (parameters["radius"](t) * u))) for t, w in zip(times, values))
+    # the left side is the fixed 3/4 and the measured margin the right: no range to state; it fails on a
+    # sign flip (margin < 0) or an e(t) not yet small (margin < 3/4)
     check_inequality(0.75, margin, gamma(8), scale=0.75, label="sign margin", proof_time=big_t)
     patterns = sign_patterns_after(trajectory, times)
     check_property(patterns == {tuple(np.sign(u))}, "signs of w(t) equal sgn(u) at every sampled t > T",
@@ -610,6 +626,8 @@ def root_tolerance(t, level):
 def test_every_image_point_is_revisited_after_any_time(instance):
     level, after, windows = instance
     roots = revisit_times(ABS_T_SIN_T, sympy.Rational(level.numerator, level.denominator), after, windows)
+    # the left side is the drawn number of windows, the measured count of revisits the right (unbounded):
+    # no range to state; it fails on a window without a revisit
     check_inequality(windows, len(roots), 0.0, label="revisits", level=float(level), after=after)
     for t in roots:
         check_close(scalar(abs(t * math.sin(t))), scalar(level), root_tolerance(t, level),
@@ -737,6 +755,7 @@ def test_shifted_witness_converges_in_direction_strictly(v, instance, times):
     for t in [*times, math.pi * (math.floor(after / math.pi) + 1)]:
         check_close(direction_of(v_float * (1 + abs(t * math.sin(t)))), limit, direction_tolerance(v), t=t)
     roots = revisit_times(SHIFTED, sympy.Rational(level.numerator, level.denominator), after, windows)
+    # as above: the left side is the drawn number of windows (no range); it fails on a window without a revisit
     check_inequality(windows, len(roots), 0.0, label="revisits", level=float(level), after=after)
     for t in roots:
         # root_tolerance, plus one rounding of the addition of 1 (relative to 1 + |t sin t| = c)
