@@ -177,7 +177,9 @@ a ratio of squared singular values; either end may be -inf / inf."""
 
 def _bound_informative(lhs: float, rhs: float, tolerance: float, lhs_range: LhsRange | None,
                        floor_tolerance: float | None, control: bool) -> str | None:
-    """Why lhs <= rhs could not have come out the other way on this case (None: it could).
+    """Why lhs <= rhs could not have come out the other way on this case (None: it could). The reason
+    names the rule and the range, not the case's numbers (lhs, rhs and the tolerance are in the case's
+    details), so that the report's count per reason adds up over a test's cases.
 
     A bound at or above the largest value lhs can take holds whatever lhs is; a bound at or above
     lhs's floor, with lhs at that floor to rounding, tests no positive bound. A bound below the floor
@@ -190,14 +192,13 @@ def _bound_informative(lhs: float, rhs: float, tolerance: float, lhs_range: LhsR
         raise ValueError(f"lhs_range is (lowest, highest), not {lhs_range!r}")
     if control:
         if rhs + tolerance < lowest:
-            return f"the bound {rhs:.3g} is below the smallest value the left side can take ({lowest:g}): no case accepts it"
+            return f"the bound is below the smallest value the left side can take ({lowest:g}): no case accepts it"
         return None
     if rhs >= highest:
-        return f"the bound {rhs:.3g} is at or above the largest value the left side can take ({highest:g})"
+        return f"the bound is at or above the largest value the left side can take ({highest:g})"
     floor_tolerance = tolerance if floor_tolerance is None else float(floor_tolerance)
     if rhs >= lowest and lhs - lowest <= floor_tolerance:
-        return (f"the left side {lhs:.3g} is at its floor {lowest:g} to rounding ({floor_tolerance:.3g}): "
-                "no bound above the floor is tested")
+        return f"the left side is at its floor {lowest:g} to rounding: no bound above the floor is tested"
     return None
 
 

@@ -34,8 +34,9 @@ def _record_trend(
         "effect": trend.effect, "min_effect": trend.rule.min_effect, "n": trend.n,
         "detectable_effect": trend.detectable_effect, "uninformative": trend.uninformative,
     }))
-    # a trend's case counts its runs: the report says "runs", and an uninformative design counts them all
-    count_cases_as("runs")
+    # a trend's case counts its runs (the report says "runs" unless the test named its unit), and an
+    # uninformative design counts them all
+    count_cases_as("runs", unless_named=True)
     numbers.pop("uninformative")  # record_case keeps the reason with the case
     record_case(min(trend.error(), 1e300), 1.0, violates=violates, uninformative=trend.uninformative, units=trend.n,
                 error_scale="relative", evidence="trend", **numbers, **details)

@@ -412,13 +412,16 @@ def record_case(
                                     int(units))
 
 
-def count_cases_as(unit: str) -> None:
+def count_cases_as(unit: str, unless_named: bool = False) -> None:
     """Name what the running test's cases are (one of ``UNITS``: ``"trajectories"``, ``"runs"``,
-    ``"optima"``, ...); the report shows counts in that unit. Only inside a claim test."""
+    ``"optima"``, ...); the report shows counts in that unit. ``unless_named``: only if the test has not
+    named its unit itself (a check's default, e.g. a trend's runs). Only inside a claim test."""
     if unit not in UNITS:
         raise ValueError(f"a test's cases are one of {UNITS}, not {unit!r}")
     current("count_cases_as")
-    next(e for e in reversed(_stack) if not e.is_finding).unit = unit
+    evidence = next(e for e in reversed(_stack) if not e.is_finding)
+    if not (unless_named and evidence.unit is not None):
+        evidence.unit = unit
 
 
 def record_degenerate(reason: str, **details: Any) -> None:

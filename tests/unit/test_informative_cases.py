@@ -174,6 +174,11 @@ def test_a_trend_case_counts_its_runs():
     assert (record["cases"], record["informative"], record["unit"]) == (18, 18, "runs")
     assert record["holding"]["details"]["detectable_effect"] > 0
 
+    def named_first():
+        count_cases_as("matrices")
+        check_trend(LEVELS, [float(i) for i in range(18)], TrendRule("increasing"), "rises")
+    assert recorded(named_first)["unit"] == "matrices"  # a test's own unit is kept
+
 
 def test_a_control_on_constant_data_is_uninformative():
     record = recorded(lambda: check_trend_rejected(LEVELS, [FULL_RANK] * 18, TrendRule("increasing"), "control"))

@@ -87,6 +87,12 @@ def judge_layers(ratios, bound_at, tolerance_at, statement, tally, **details):
                                           reason="output layer", **case)
                 tally["output layer"] = tally.get("output layer", 0) + 1
                 tally.setdefault("output examples", []).append((details.get("instance"), name, value, bound))
+            elif ratio.layer == depth and name in OUTPUT_ONLY:
+                # the corrected statement leaves the output's activation ratios out: where the printed bound
+                # happens to hold there, that is no evidence for the correction, only a finding beside it
+                with finding("the printed bound at the output layer's activation ratios, where it holds"):
+                    check_inequality(value, bound, tolerance, scale=abs(bound) + tolerance, label=statement[:12],
+                                     lhs_range=RATIO_RANGE, **case)
             else:
                 check_inequality(value, bound, tolerance, scale=abs(bound) + tolerance, label=statement[:12],
                                  lhs_range=RATIO_RANGE, **case)
