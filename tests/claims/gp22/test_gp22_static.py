@@ -1002,9 +1002,13 @@ def stationary_point(network, params, p, key, x0, directions, reach, steps: int 
 
     start = torch.zeros_like(params[key])
     assume(activation_margin(network, {**params, key: start}, x0) > 1e-6)
+    # Eq. (5) divides by the batch standard deviation: with W^{pq} = 0 a normalized layer fed only
+    # through W^{pq} has none, and the construction is undefined there (a NaN gradient, not a case)
+    assume(not network.normalized or normalization_is_defined(network, {**params, key: start}, x0))
     z, v = network.layers({**params, key: start}, x0)
     q = int(key.split(",")[1])
     first = image(start, directions)
+    assume(bool(torch.isfinite(first).all()))
     moved = torch.linalg.matrix_norm(first, 2) * v[q].norm(dim=1).max()
     assume(moved > 0)
     coefficients = directions * (reach * z[p].abs().min() / moved)
