@@ -65,7 +65,7 @@ class OutsideClaimTest(RuntimeError):
 UNITS = ("examples", "checks", "trajectories", "runs", "optima", "paths", "instances", "matrices", "ratios")
 """What a test's cases are (``count_cases_as``): Hypothesis examples, single checks outside ``@given``,
 integrated trajectories, training runs, computed optima, followed flow paths, constructed instances,
-matrices. The report names the unit beside every count."""
+matrices, ratios (of a layer at an optimum). The report names the unit beside every count."""
 
 SERIES_ROWS_KEPT = 64
 """Rows of one series (one name, in one test or finding) that the report keeps: the nightly profile
@@ -296,8 +296,9 @@ class TestEvidence:
 
 
 def in_negative_control() -> bool:
-    """Whether the running claim test is a negative control (``negative_control=True``)."""
-    return bool(_stack) and _stack[0].control
+    """Whether the running claim test is a negative control (``negative_control=True``): the innermost
+    test's own evidence says (a finding inside it is not a test; a nested pytester session pushes its own)."""
+    return bool(_stack) and next(e for e in reversed(_stack) if not e.is_finding).control
 
 
 def currently_in_example() -> bool:
@@ -326,7 +327,8 @@ _case_blocks: list[object] = []
 @contextmanager
 def one_case() -> Iterator[None]:
     """Count the checks inside as one case (as the checks of one Hypothesis example are): e.g. every
-    check made at one computed optimum, so that the test's cases count optima, not checks."""
+    check made at one computed optimum, so that the test's cases count optima, not checks. Meant for
+    checks outside ``@given``: inside a Hypothesis example the block is a case of its own."""
     current("one_case")
     block = object()
     _case_blocks.append(block)
