@@ -194,7 +194,9 @@ def _bound_informative(lhs: float, rhs: float, tolerance: float, lhs_range: LhsR
         if rhs + tolerance < lowest:
             return f"the bound is below the smallest value the left side can take ({lowest:g}): no case accepts it"
         return None
-    if rhs >= highest:
+    if lhs - rhs > tolerance:
+        return None  # the check fails here: it came out the other way
+    if rhs + tolerance >= highest:  # the check passes whenever lhs <= rhs + tolerance
         return f"the bound is at or above the largest value the left side can take ({highest:g})"
     floor_tolerance = tolerance if floor_tolerance is None else float(floor_tolerance)
     if rhs >= lowest and lhs - lowest <= floor_tolerance:

@@ -137,6 +137,7 @@ class TestEvidence:
     checks: int = 0
     informative: int = 0
     informative_holding: int = 0
+    informative_violating: int = 0
     uninformative: int = 0
     uninformative_why: dict[str, int] = field(default_factory=dict)
     unit: str | None = None
@@ -161,6 +162,7 @@ class TestEvidence:
     _example_degenerate: bool | None = field(default=None, repr=False)
     _example_informative: bool = field(default=False, repr=False)
     _example_holds_informatively: bool = field(default=False, repr=False)
+    _example_violates_informatively: bool = field(default=False, repr=False)
     _example_why: list[str] = field(default_factory=list, repr=False)
     _example_units: int = field(default=1, repr=False)
     _informative_sides: set[str] = field(default_factory=set, repr=False)
@@ -178,10 +180,12 @@ class TestEvidence:
             self._example_degenerate = degenerate
             self._example_informative, self._example_why, self._example_units = informative, [], units
             self._example_holds_informatively = informative and not violates
+            self._example_violates_informatively = informative and violates
         else:
             self._example_degenerate = self._example_degenerate and degenerate
             self._example_informative = self._example_informative or informative
             self._example_holds_informatively = self._example_holds_informatively or (informative and not violates)
+            self._example_violates_informatively = self._example_violates_informatively or (informative and violates)
             self._example_units = max(self._example_units, units)
         if uninformative is not None and not degenerate:
             self._example_why.append(uninformative)
@@ -198,6 +202,7 @@ class TestEvidence:
             if self._example_informative:
                 self.informative += self._example_units
                 self.informative_holding += self._example_units if self._example_holds_informatively else 0
+                self.informative_violating += self._example_units if self._example_violates_informatively else 0
             else:
                 self.uninformative += self._example_units
                 for reason in dict.fromkeys(self._example_why):
@@ -271,6 +276,7 @@ class TestEvidence:
                 "checks": self.checks,
                 "informative": self.informative,
                 "informative_holding": self.informative_holding,
+                "informative_violating": self.informative_violating,
                 "uninformative": self.uninformative,
                 "uninformative_why": self.uninformative_why,
                 "unit": self.unit,
@@ -392,7 +398,10 @@ def unique_target_label(label: str) -> str:
     """``label``, or ``label#k`` for its k-th use inside one Hypothesis example: ``target()``
     accepts each label once per example, and a test may bound several quantities."""
     global _target_labels
-    example = _current_example()
+    try:  # keyed on the Hypothesis example itself, not a one_case block inside it
+        example = current_build_context()
+    except InvalidArgument:
+        example = None
     owner, used = _target_labels
     if owner is not example:
         used = {}

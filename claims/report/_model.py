@@ -191,6 +191,12 @@ class TestRecord:
         return self.evidence.get("informative_holding", self.cases if self.evidence.get("holding") else 0)
 
     @property
+    def informative_violating(self) -> int:
+        """Informative cases where a check rejected (a control's evidence that the check can fail; a
+        report from before the count: every case of a test with a counterexample)."""
+        return self.evidence.get("informative_violating", self.cases if self.evidence.get("counterexample") else 0)
+
+    @property
     def unit(self) -> str:
         return self.evidence.get("unit") or "cases"
 
@@ -252,7 +258,7 @@ def control_status(controls: list[TestRecord], suite: ClaimSuite) -> str:
         return "did not finish"
     if any(t.cases == 0 or not t.evidence.get("counterexample") for t in controls):
         return "no cases"
-    if any(t.informative == 0 for t in controls):
+    if any(t.informative_violating == 0 for t in controls):
         return "uninformative"
     if suite.unselected_controls:
         return "partly run in this selection"

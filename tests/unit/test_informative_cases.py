@@ -305,3 +305,43 @@ def test_a_correction_needs_an_informative_case_where_it_holds():
     assert any("no case where the (corrected) statement holds could have come out" in w for w in vacuous["why"])
     shown = claim_entry(CLAIM, [test_record("t.py::a", False, printed_fails_corrected_informative), control])
     assert shown["verdict"] == "verified-with-correction" and shown["informative_holding"] == 1
+
+
+def test_a_bound_within_the_tolerance_of_the_maximum_cannot_fail():
+    """The check passes whenever lhs <= rhs + tolerance: a bound within the tolerance below the largest
+    value of lhs is as vacuous as one at it."""
+    near = recorded(lambda: check_inequality(0.5, 1 - 1e-12, 1e-9, lhs_range=RATIO))
+    off = recorded(lambda: check_inequality(0.5, 1 - 2e-9, 1e-9, lhs_range=RATIO))
+    assert (near["informative"], off["informative"]) == (0, 1)
+
+
+def test_a_failing_check_is_informative_whatever_the_floor_tolerance():
+    with collecting() as evidence, pytest.raises(ClaimViolation):
+        check_inequality(1e-6, 0.0, 1e-9, lhs_range=RATIO, floor_tolerance=1e-5)
+    assert evidence.to_builtin()["informative"] == 1
+
+
+def test_a_control_needs_an_informative_rejection_not_only_an_informative_precondition():
+    def precondition_then_trivial_rejection():
+        check_inequality(0.3, 0.5, TOL, lhs_range=RATIO)  # a precondition that holds, informatively
+        check_inequality_rejected(0.3, -1.0, TOL, lhs_range=RATIO)  # nothing could have accepted this
+    control = test_record("t.py::control", True, precondition_then_trivial_rejection)
+    assert control.informative == 1 and control.informative_violating == 0
+    entry = claim_entry(CLAIM, [test_record("t.py::a", False, informative_check), control])
+    assert entry["negative_control"] == "uninformative" and entry["verdict"] == "inconclusive"
+
+
+def test_one_case_inside_a_hypothesis_example_keeps_target_labels_per_example():
+    from hypothesis import given, settings, strategies as st
+
+    from claims.evidence._record import one_case
+
+    @settings(max_examples=3, database=None, derandomize=True)
+    @given(st.integers(0, 10))
+    def example(_):
+        check_inequality(0.3, 0.5, TOL)
+        with one_case():
+            check_inequality(0.3, 0.5, TOL)  # the label is numbered within the example: no collision
+
+    with collecting():
+        example()
