@@ -301,10 +301,16 @@ class TestEvidence:
         )
 
 
+def _test_evidence() -> TestEvidence:
+    """The running test's own evidence: the innermost that is not a finding (a nested pytester session
+    pushes its own)."""
+    return next(e for e in reversed(_stack) if not e.is_finding)
+
+
 def in_negative_control() -> bool:
     """Whether the running claim test is a negative control (``negative_control=True``): the innermost
     test's own evidence says (a finding inside it is not a test; a nested pytester session pushes its own)."""
-    return bool(_stack) and next(e for e in reversed(_stack) if not e.is_finding).control
+    return bool(_stack) and _test_evidence().control
 
 
 def currently_in_example() -> bool:
@@ -430,7 +436,7 @@ def count_cases_as(unit: str, unless_named: bool = False) -> None:
     if unit not in UNITS:
         raise ValueError(f"a test's cases are one of {UNITS}, not {unit!r}")
     current("count_cases_as")
-    evidence = next(e for e in reversed(_stack) if not e.is_finding)
+    evidence = _test_evidence()
     if not (unless_named and evidence.unit is not None):
         evidence.unit = unit
 
@@ -486,7 +492,7 @@ def declare_verdict(verdict: str, correction: str | None = None) -> None:
     if verdict == "verified-with-correction" and not correction:
         raise ValueError("a verified-with-correction verdict writes its correction out")
     current("declare_verdict")
-    evidence = next(e for e in reversed(_stack) if not e.is_finding)
+    evidence = _test_evidence()
     if evidence.verdict is not None and DECLARABLE.index(evidence.verdict) < DECLARABLE.index(verdict):
         evidence.correction = evidence.correction or correction
         return

@@ -25,6 +25,7 @@ Nothing here records evidence; no torch.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 from itertools import permutations
@@ -200,11 +201,21 @@ def _permutation_p(x_ranks: np.ndarray, y: np.ndarray, observed: float, rule: Tr
 
 
 def _orders(n: int, rule: TrendRule) -> tuple[np.ndarray, bool]:
-    """The pairings the permutation test uses: all n! orders when n! <= resamples, else seeded random ones."""
-    if math.factorial(n) <= rule.resamples:
-        return np.array(list(permutations(range(n)))), True
-    rng = np.random.default_rng(rule.seed)
-    return rng.permuted(np.tile(np.arange(n), (rule.resamples, 1)), axis=1), False
+    """The pairings the permutation test uses: all n! orders when n! <= resamples, else seeded random ones.
+    The p-value and the detectable effect of one design use the same orders (built once)."""
+    return _seeded_orders(n, rule.resamples, rule.seed)
+
+
+@functools.lru_cache(maxsize=8)
+def _seeded_orders(n: int, resamples: int, seed: int) -> tuple[np.ndarray, bool]:
+    if math.factorial(n) <= resamples:
+        orders = np.array(list(permutations(range(n))))
+        exact = True
+    else:
+        orders = np.random.default_rng(seed).permuted(np.tile(np.arange(n), (resamples, 1)), axis=1)
+        exact = False
+    orders.setflags(write=False)  # shared between calls: never written
+    return orders, exact
 
 
 def detectable_effect(levels: Sequence[float], rule: TrendRule, power: float = POWER) -> float | None:

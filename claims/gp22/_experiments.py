@@ -149,11 +149,7 @@ class DesignResult:
     def rank_ceiling(self) -> tuple[float, float]:
         """(the largest mean rank a run can have, the step of one singular value in it): every trainable
         matrix at full rank, and 1 / (number of matrices), what one matrix losing one rank moves the mean."""
-        from claims.gp22._architectures import Architecture
-        from claims.models._datasets import digits
-
-        data = digits()
-        architecture = Architecture.from_name(self.design.architecture, data.n_inputs, data.classes)
+        architecture = digits_architecture(self.design.architecture)
         return architecture.full_mean_rank(), 1.0 / len(architecture.trainable_matrices())
 
 
@@ -213,14 +209,22 @@ def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tu
     return arms
 
 
+def digits_architecture(name: str) -> Any:
+    """Section 4.1's architecture ``name`` (e.g. ``MLP-BN-4-32``) sized for the digits data."""
+    from claims.gp22._architectures import Architecture
+    from claims.models._datasets import digits
+
+    data = digits()
+    return Architecture.from_name(name, data.n_inputs, data.classes)
+
+
 def train_arm(arm: Arm) -> dict[str, Any]:
     """Train one arm on the digits data; the record as plain builtins."""
     from claims.models._datasets import digits
-    from claims.gp22._architectures import Architecture
     from claims.gp22._sgd import train
 
     data = digits()
-    architecture = Architecture.from_name(arm.architecture, data.n_inputs, data.classes)
+    architecture = digits_architecture(arm.architecture)
     steps_per_epoch = data.train_size // arm.batch_size
     length = {arm.budget: arm.length}
     # record_every 0: only the start and the end (an epoch count no run reaches).

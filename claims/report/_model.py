@@ -336,16 +336,15 @@ def claim_entry(
         ]
         if unshown:
             why.append(f"{', '.join(unshown)} declared a verdict without recording a counterexample to the printed statement.")
-        vacuous = [
-            t.nodeid for t in finished
+        trivial = [
+            t for t in finished
             if t.evidence.get("verdict") in ("refuted", "verified-with-correction") and t.evidence.get("counterexample")
             and (t.evidence["counterexample"].get("details") or {}).get("uninformative")
         ]
-        if vacuous:
-            why.append(f"{', '.join(vacuous)} declared a verdict on a counterexample that could not have come out the "
-                       "other way: " + "; ".join(
-                           t.evidence["counterexample"]["details"]["uninformative"] for t in finished
-                           if t.nodeid in vacuous) + ".")
+        if trivial:
+            why.append(f"{', '.join(t.nodeid for t in trivial)} declared a verdict on a counterexample that could not "
+                       "have come out the other way: "
+                       + "; ".join(t.evidence["counterexample"]["details"]["uninformative"] for t in trivial) + ".")
     if verdict == "inconclusive" and verdict in declared:
         undecided = [t.nodeid for t in finished if t.evidence.get("verdict") == "inconclusive"]
         why.append(
