@@ -23,9 +23,10 @@ def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check
 
 def _record_trend(
     trend: Any, levels: Sequence[float], responses: Sequence[float], statement: str, violates: bool, details: dict,
-    control: bool = False,
+    control: bool = False, runs: int | None = None,
 ) -> None:
-    """One trend case: error ``Trend.error`` against tolerance 1, with the test's numbers and the design."""
+    """One trend case: error ``Trend.error`` against tolerance 1, with the test's numbers and the design;
+    the case counts ``runs`` (default: one run per response)."""
     numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
     # every trend's summary, not only the worst case's: a comparison of two runs reads p and effect per trend
     current("check_trend").trends.append(plain({
@@ -35,16 +36,18 @@ def _record_trend(
         "detectable_effect": trend.detectable_effect, "uninformative": trend.uninformative,
     }))
     # a trend's case counts its runs (the report says "runs" unless the test named its unit), and an
-    # uninformative design counts them all
+    # uninformative design counts them all; several responses of one run (its layers) are one run
     count_cases_as("runs", unless_named=True)
+    if runs is not None and not 0 < runs <= trend.n:
+        raise ValueError(f"a design of {trend.n} responses comes from 1 to {trend.n} runs, not {runs}")
     numbers.pop("uninformative")  # record_case keeps the reason with the case
-    record_case(min(trend.error(), 1e300), 1.0, violates=violates, uninformative=trend.uninformative, units=trend.n,
+    record_case(min(trend.error(), 1e300), 1.0, violates=violates, uninformative=trend.uninformative, units=runs or trend.n,
                 error_scale="relative", evidence="trend", **numbers, **details)
 
 
 def check_trend(
     levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, declare: bool = True,
-    **details: Any,
+    runs: int | None = None, **details: Any,
 ) -> Any:
     """A trend claim (``statement``: the predicted effect of a hyperparameter on a response) judged
     by ``rule`` (a ``claims.TrendRule`` fixed before the data) on a design of runs: ``levels[i]``
@@ -56,9 +59,13 @@ def check_trend(
     and the test declares ``inconclusive`` (a trend that does not reproduce at this scale is a
     result, not a broken run). Error = max(p / alpha, min_effect / effect) against tolerance 1
     (``Trend.error``). With ``declare=False`` the test states its verdict itself from the returned
-    ``claims.evidence._trend.Trend`` (e.g. a correction that two designs together show)."""
+    ``claims.evidence._trend.Trend`` (e.g. a correction that two designs together show). ``runs``: how many
+    runs the responses come from when a run gives several (one per layer); the case counts runs.
+
+    The permutation test treats the responses as exchangeable under no effect; with several responses per
+    run, the caller centres them per run (so the run's own level drops out) or says why they are."""
     trend = _trend(levels, responses, rule, "check_trend")
-    _record_trend(trend, levels, responses, statement, trend.verdict == "refuted", details)
+    _record_trend(trend, levels, responses, statement, trend.verdict == "refuted", details, runs=runs)
     low, high = trend.effect_interval
     scale = details.get("scale")
     if isinstance(scale, dict):
@@ -66,7 +73,8 @@ def check_trend(
     record_note(
         f"Trend '{statement}': {trend.verdict} ({rule.statistic} {trend.correlation:+.3f}, effect {trend.effect:+.3f} "
         f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
-        f"{trend.n} runs at {trend.levels} levels; rule: {rule.describe()})"
+        + (f"{trend.n} responses of {runs} runs" if runs else f"{trend.n} runs")
+        + f" at {trend.levels} levels; rule: {rule.describe()})"
         + (f"; scale used: {scale}" if scale else "")
         + (f"; the memo's scale: {details['memo_scale']}" if details.get("memo_scale") else "")
         + "."
@@ -83,13 +91,14 @@ def check_trend(
 
 
 def check_trend_rejected(
-    levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, **details: Any
+    levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, runs: int | None = None,
+    **details: Any,
 ) -> Any:
     """Negative control for ``check_trend``: on a design where no effect is predicted (the
     hyperparameter labels permuted, ``claims.evidence._trend.permuted_levels``, or a factor the theory says
     is inert) the same rule must not come out ``verified``."""
     trend = _trend(levels, responses, rule, "check_trend_rejected")
-    _record_trend(trend, levels, responses, statement, True, details, control=True)
+    _record_trend(trend, levels, responses, statement, True, details, control=True, runs=runs)
     if trend.verdict == "verified":
         raise ClaimViolation(
             f"negative control accepted: '{statement}' came out verified on a design with no effect "

@@ -180,6 +180,20 @@ def test_a_trend_case_counts_its_runs():
     assert recorded(named_first)["unit"] == "matrices"  # a test's own unit is kept
 
 
+def test_several_responses_of_one_run_count_the_run_once():
+    six_runs = recorded(lambda: check_trend(LEVELS, [float(i) for i in range(18)], TrendRule("increasing"), "rises",
+                                            runs=6))
+    assert (six_runs["cases"], six_runs["informative"]) == (6, 6)
+    assert "18 responses of 6 runs" in " ".join(six_runs["notes"])
+    control = recorded(lambda: check_trend_rejected(LEVELS, [FULL_RANK] * 18, TrendRule("increasing"), "control",
+                                                    runs=6))
+    assert (control["cases"], control["uninformative"]) == (6, 6)
+    for impossible in (0, 19):
+        with pytest.raises(ValueError, match="comes from 1 to 18 runs"):
+            recorded(lambda: check_trend(LEVELS, [float(i) for i in range(18)], TrendRule("increasing"), "rises",
+                                         runs=impossible))
+
+
 def test_a_control_on_constant_data_is_uninformative():
     record = recorded(lambda: check_trend_rejected(LEVELS, [FULL_RANK] * 18, TrendRule("increasing"), "control"))
     assert record["informative"] == 0 and record["uninformative"] == 18

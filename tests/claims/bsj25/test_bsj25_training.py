@@ -358,9 +358,11 @@ def judge_layer_trend(bsj25_store, depth: int, control: bool = False):
     training, plateaus = f1_training(bsj25_store, depth)
     levels, responses = layer_design(training, plateaus)
     statement = f"sigma_2/sigma_1 at the first plateau decreases with the layer index (depth {depth})"
+    # each run gives one response per layer: the case counts runs, not (run, layer) pairs
+    runs = sum(p is not None for p in plateaus)
     details = dict(scale=f1_scale(training, compact=True), paper_scale=F1_PAPER_SCALE,
                    response="log(sigma_2/sigma_1) centred per run",
-                   level="layer index (W_1 input .. W_L output)", depth=depth)
+                   level="layer index (W_1 input .. W_L output)", depth=depth, runs=runs)
     if control:
         return check_trend_rejected(permuted_levels(levels), responses, LAYER_RULE, f"{statement} (layers permuted)",
                                     **details)
