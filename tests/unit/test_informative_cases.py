@@ -359,3 +359,60 @@ def test_one_case_inside_a_hypothesis_example_keeps_target_labels_per_example():
 
     with collecting():
         example()
+
+
+# ----------------------------------------------------------------- boundaries (each rule's edge, pinned)
+# Exact binary fractions, so that each comparison sits exactly on its boundary.
+
+
+def test_a_bound_exactly_a_tolerance_below_the_maximum_is_still_vacuous():
+    assert recorded(lambda: check_inequality(0.75, 0.5, 0.5, lhs_range=RATIO))["informative"] == 0
+
+
+def test_a_failing_check_just_beyond_its_tolerance_is_informative_under_a_wide_floor_tolerance():
+    # lhs - rhs = 0.25 > tolerance 0.125, lhs within the floor tolerance 0.5 of the floor: it failed
+    with collecting() as evidence, pytest.raises(ClaimViolation):
+        check_inequality(0.375, 0.125, 0.125, lhs_range=RATIO, floor_tolerance=0.5)
+    assert evidence.to_builtin()["informative"] == 1
+
+
+def test_a_bound_exactly_at_the_floor_is_vacuous_for_a_left_side_at_the_floor():
+    assert recorded(lambda: check_inequality(0.0, 0.0, TOL, lhs_range=RATIO))["informative"] == 0
+
+
+def test_a_bound_below_the_floor_within_rounding_is_informative_for_a_left_side_at_the_floor():
+    # the bound -tol/2 sits below every lhs: only the tolerance lets lhs = 0 pass, so the case tests it
+    assert recorded(lambda: check_inequality(0.0, -0.5 * TOL, TOL, lhs_range=RATIO))["informative"] == 1
+
+
+def test_a_control_bound_exactly_a_tolerance_below_the_floor_could_still_be_accepted():
+    # lhs = 0 passes lhs <= rhs + tolerance = 0: the control's rejection of lhs = 0.25 is informative
+    at_edge = recorded_control(lambda: check_inequality_rejected(0.25, -0.125, 0.125, lhs_range=RATIO))
+    within = recorded_control(lambda: check_inequality_rejected(0.25, -0.0625, 0.125, lhs_range=RATIO))
+    beyond = recorded_control(lambda: check_inequality_rejected(0.25, -0.25, 0.125, lhs_range=RATIO))
+    assert (at_edge["informative"], within["informative"], beyond["informative"]) == (1, 1, 0)
+
+
+def test_a_p_value_equal_to_alpha_is_significant_for_the_detectable_effect():
+    # four distinct levels: the exact test's smallest one-sided p is 1/24; at alpha = 1/24 only a
+    # perfectly ordered design reaches it, which a strong enough simulated signal does
+    rule = TrendRule("increasing", alpha=1 / 24)
+    assert detectable_effect([0.0, 1.0, 2.0, 3.0], rule) is not None
+
+
+def test_a_power_of_one_is_reachable():
+    assert detectable_effect([level for level in range(5) for _ in range(20)], TrendRule("increasing"), power=1.0)
+
+
+def test_an_equivalence_whose_design_detects_exactly_its_minimum_effect_is_informative():
+    levels = [level for level in range(5) for _ in range(40)]
+    noise = [((7 * i) % 11) / 11 for i in range(len(levels))]
+    detectable = detectable_effect(levels, TrendRule("none", min_effect=0.3))
+    assert trend_test(levels, noise, TrendRule("none", min_effect=detectable)).uninformative is None
+
+
+def test_one_uninformative_control_of_two_leaves_the_control_uninformative():
+    trivial = test_record("t.py::trivial", True, lambda: check_inequality_rejected(0.3, -1.0, TOL, lhs_range=RATIO))
+    real = test_record("t.py::control", True, informative_control)
+    entry = claim_entry(CLAIM, [test_record("t.py::a", False, informative_check), real, trivial])
+    assert entry["negative_control"] == "uninformative"
