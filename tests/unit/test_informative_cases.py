@@ -377,7 +377,9 @@ def test_a_failing_check_just_beyond_its_tolerance_is_informative_under_a_wide_f
 
 
 def test_a_bound_exactly_at_the_floor_is_vacuous_for_a_left_side_at_the_floor():
-    assert recorded(lambda: check_inequality(0.0, 0.0, TOL, lhs_range=RATIO))["informative"] == 0
+    # lhs = tol/2 (not 0: both sides 0 would be a degenerate case, counted apart)
+    record = recorded(lambda: check_inequality(0.5 * TOL, 0.0, TOL, lhs_range=RATIO))
+    assert (record["cases"], record["informative"]) == (1, 0)
 
 
 def test_a_bound_below_the_floor_within_rounding_is_informative_for_a_left_side_at_the_floor():
