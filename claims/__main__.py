@@ -1,7 +1,8 @@
 """Command line: ``python -m claims inventory`` prints the registry as the Markdown of CLAIMS.md;
 ``python -m claims citation-references [--update CITATION.cff]`` prints (or writes into the file) the
-``references`` of CITATION.cff, rendered from the paper records; ``python -m claims compare OLD NEW``
-compares two claims reports and exits 1 on a regression."""
+``references`` of CITATION.cff, rendered from the paper records; ``python -m claims cite [REPORT]``
+prints how to cite a report (refusing a partial or incomplete run's); ``python -m claims compare OLD NEW``
+compares two claims reports (a partial one on the claims it selected) and exits 1 on a regression."""
 
 from __future__ import annotations
 
@@ -19,20 +20,22 @@ from claims.report._compare import (
     render_table,
 )
 from claims.report._cff import cff_references_text, with_references
-from claims.report._history import BaselineError, load_report, resolve_baseline
+from claims.report._citation import citation_text
+from claims.report._history import BaselineError, load_baseline, load_report
 from claims.evidence._registry import PAPER_RECORDS, render_inventory
 
 _COMPARE = """Compare two claims reports: a report file (.json, or a history entry's .json.gz) or the number
-of an entry in the history directory. Prints the two runs and a table of what changed per claim;
-exits 0 when no change is a regression, 1 when one is, 2 on bad input."""
+of an entry in the history directory. Prints the two runs and a table of what changed per claim (a
+partial run's report only on the claims it selected, as the plugin compares it); exits 0 when no change
+is a regression, 1 when one is, 2 on bad input."""
 
 
 def _compare(args: argparse.Namespace) -> int:
     try:
         rules = parse_rules(args.fail)
-        old_path = resolve_baseline(args.old, args.history)
-        new_path = resolve_baseline(args.new, args.history)
-        comparison = compare(load_report(old_path), load_report(new_path), str(old_path), str(new_path))
+        old_path, old, _ = load_baseline(args.old, args.history)
+        new_path, new, _ = load_baseline(args.new, args.history)
+        comparison = compare(old, new, str(old_path), str(new_path))  # a partial side: on its selected claims
     except (BaselineError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -48,6 +51,20 @@ def _compare(args: argparse.Namespace) -> int:
             print(f"  {regression}")
         return 1
     print(f"no regression under --fail {rule_text}")
+    return 0
+
+
+def _cite(args: argparse.Namespace) -> int:
+    """The citation of a report; a partial or incomplete run's report is refused (exit 2)."""
+    try:
+        text = citation_text(load_report(args.report))
+    except BaselineError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"error: {args.report}: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
     return 0
 
 
@@ -75,6 +92,11 @@ def main(argv: list[str] | None = None) -> int:
         "citation-references", help="print the references block of CITATION.cff, rendered from the paper records"
     )
     references.add_argument("--update", metavar="CFF", help="rewrite the references block of this file in place")
+    citing = commands.add_parser(
+        "cite", help="print how to cite a report (its commit, digest, BibTeX); refuses a partial or incomplete run's"
+    )
+    citing.add_argument("report", metavar="REPORT", nargs="?", default="reports/claims.json",
+                        help="a report file (default: reports/claims.json)")
     comparing = commands.add_parser(
         "compare", help="compare two claims reports; exit 1 on a regression", description=_COMPARE
     )
@@ -94,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         return _compare(args)
     if args.command == "citation-references":
         return _citation_references(args)
+    if args.command == "cite":
+        return _cite(args)
     sys.stdout.write(render_inventory())
     return 0
 

@@ -115,7 +115,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if options.report:
         tracker = SelectionTracker(config, None)
         config.pluginmanager.register(tracker, "claims-selection")
-        reporter = ClaimsReporter(config, options.profile, tracker, options.baseline, options.rules)
+        reporter = ClaimsReporter(
+            config, options.profile, tracker, options.baseline, options.rules, options.baseline_notes
+        )
         config.pluginmanager.register(reporter, "claims-reporter")
         # read by claims.record_figure in this process and in xdist workers (started later, they inherit it)
         os.environ["CLAIMS_RUN_LABEL"] = run_label(reporter.git, options.profile)

@@ -120,10 +120,11 @@ def collect_papers(modules: Iterable[ModuleType]) -> tuple[tuple[Paper, ...], tu
             seen[value] = where
     found.sort(key=lambda item: item[0].order)
     claims = tuple(claim for _, paper_claims, _ in found for claim in paper_claims)
-    ids: dict[str, int] = {}
-    for claim in claims:
-        ids[claim.id] = ids.get(claim.id, 0) + 1
-    repeated = sorted(i for i, n in ids.items() if n > 1)
+    ids: dict[str, list[str]] = {}
+    for claim in claims:  # IDs are matched ignoring case (--claims lj22.l1), so none may differ only in case
+        ids.setdefault(claim.id.lower(), []).append(claim.id)
+    repeated = sorted(" = ".join(dict.fromkeys(same)) for same in ids.values() if len(same) > 1)
     if repeated:
-        raise PaperRecordError(f"claim IDs registered more than once: {', '.join(repeated)}")
+        raise PaperRecordError(f"claim IDs registered more than once (IDs are compared ignoring case): "
+                               f"{', '.join(repeated)}")
     return tuple(paper for paper, _, _ in found), claims

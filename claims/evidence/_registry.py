@@ -32,9 +32,19 @@ def get_claim(claim_id: str) -> Claim:
         raise KeyError(unknown_claim_message(claim_id)) from None
 
 
+def nearest_claims(claim_id: str, n: int = 3) -> list[str]:
+    """The ``n`` registered IDs nearest to ``claim_id``, ignoring case (``lj22.l1`` -> LJ22.L1 first):
+    an ID equal to it but for case, then the closest spellings (difflib on the lower-cased IDs)."""
+    by_lower = {i.lower(): i for i in CLAIMS}  # no two IDs differ only in case (tests/unit/evidence)
+    typed = claim_id.lower()
+    nearest = difflib.get_close_matches(typed, list(by_lower), n=n, cutoff=0.0)
+    if typed in by_lower:
+        nearest = [typed] + [i for i in nearest if i != typed]
+    return [by_lower[i] for i in nearest[:n]]
+
+
 def unknown_claim_message(claim_id: str) -> str:
-    nearest = difflib.get_close_matches(claim_id, list(CLAIMS), n=3, cutoff=0.0)
-    return f"unknown claim ID {claim_id!r}; nearest valid: {', '.join(nearest)}"
+    return f"unknown claim ID {claim_id!r}; nearest valid: {', '.join(nearest_claims(claim_id))}"
 
 
 def render_inventory() -> str:

@@ -1,5 +1,9 @@
 """Citing a claims report: a content digest of its results, and "How to cite this report".
 
+Only a full, complete run's report is citable (``not_citable_because``): a partial or incomplete
+run's report carries a "Not citable" banner instead of the block, ``citation.citable`` false in its
+JSON, and ``python -m claims cite`` refuses it.
+
 The digest names the *results* of a run, not the run: two runs that found the same thing (same
 verdicts, cases, errors, notes, figure paths) have the same digest whatever their xdist worker
 count, timing and date, so a write-up can quote it and a reader can check a rerun against it.
@@ -119,6 +123,24 @@ def report_bibtex(report: dict[str, Any], digest: str) -> str:
     return _bibtex("misc", f"lowrank-claims-report-{digest[:12]}", fields)
 
 
+# -------------------------------------------------------------------------------------- citable
+
+
+def not_citable_because(report: dict[str, Any]) -> str | None:
+    """Why ``report`` must not be cited, or None when it may be: only a full, complete run reports on the
+    suite. A partial run selected some claim tests (every other claim reads not-run), and an incomplete
+    run stopped before every selected test finished; either would be cited as the suite's finding."""
+    run = report.get("run") or {}
+    if run.get("selection") == "partial":
+        return "it is the report of a partial run (only some claim tests were selected)"
+    if not run.get("complete"):
+        return "it is the report of an incomplete run (not every selected test finished)"
+    return None
+
+
+NOT_CITABLE_ADVICE = "cite the report of a full, complete run (pytest -n auto writes it to reports/)"
+
+
 # -------------------------------------------------------------------------------- citation block
 
 
@@ -149,7 +171,11 @@ def _bibtex_text(report: dict[str, Any], digest: str) -> str:
 
 
 def citation_markdown(report: dict[str, Any], digest: str) -> str:
-    """The block for claims.md, as a bold-led paragraph (not a heading: the run's details follow it)."""
+    """The block for claims.md, as a bold-led paragraph (not a heading: the run's details follow it);
+    for a report that is not citable, a banner that says so instead (no BibTeX)."""
+    why = not_citable_because(report)
+    if why is not None:
+        return f"> **Not citable.** This report must not be cited: {why}. To cite results, {NOT_CITABLE_ADVICE}.\n"
     lines = [f"**How to cite this report.** {_INTRO}", ""]
     lines += [f"- {label}: {value}" for label, value in citation_facts(report, digest)]
     lines += ["", f"<details><summary>BibTeX: this report and {papers_phrase(len(PAPERS))}</summary>", "", "```bibtex",
@@ -157,8 +183,17 @@ def citation_markdown(report: dict[str, Any], digest: str) -> str:
     return "\n".join(lines)
 
 
+_BANNER_STYLE = "border: 2px solid #b3261e; background: #fdf0ef; padding: 0.3rem 1rem; margin: 1rem 0;"
+
+
 def citation_html(report: dict[str, Any], digest: str) -> str:
     esc = html.escape
+    why = not_citable_because(report)
+    if why is not None:
+        return (
+            f'<section id="not-citable" class="not-citable" style="{_BANNER_STYLE}"><p><strong>Not citable.</strong> '
+            f"This report must not be cited: {esc(why)}. To cite results, {esc(NOT_CITABLE_ADVICE)}.</p></section>"
+        )
     items = "".join(f"<li>{esc(label)}: <code>{esc(value)}</code></li>" for label, value in citation_facts(report, digest))
     return (
         '<section id="how-to-cite"><h2>How to cite this report</h2>'
@@ -166,6 +201,17 @@ def citation_html(report: dict[str, Any], digest: str) -> str:
         f"<details><summary>BibTeX: this report and {papers_phrase(len(PAPERS))}</summary>"
         f"<pre>{esc(_bibtex_text(report, digest))}</pre></details></section>"
     )
+
+
+def citation_text(report: dict[str, Any], digest: str | None = None) -> str:
+    """The citation of ``report`` as plain text (``python -m claims cite``): its facts and BibTeX.
+    Raises ``ValueError`` (why, and what to cite instead) for a report that is not citable."""
+    why = not_citable_because(report)
+    if why is not None:
+        raise ValueError(f"not citable: {why}; {NOT_CITABLE_ADVICE}")
+    digest = digest or (report.get("citation") or {}).get("digest") or content_digest(report)
+    facts = [f"{label}: {value}" for label, value in citation_facts(report, digest)]
+    return "\n".join([*facts, "", _bibtex_text(report, digest), ""])
 
 
 def citation_block(report: dict[str, Any], digest: str | None = None) -> dict[str, str]:

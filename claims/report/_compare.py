@@ -8,7 +8,8 @@ verdict (trends are matched by test and statement); counterexamples that appear 
 test, and statement when the case names one); claims added or gone. Numbers count as changed when
 they differ as shown, to 3 significant digits: a last-bit difference is no news to a reader.
 Run-level differences (profile, commit, versions) go into the header: they explain changes, and a
-different profile is not itself a regression.
+different profile is not itself a regression. A partial run is compared only on the claims it selected
+(``compared_claims``; the header says so): every other claim reads ``not-run`` in it, which is no news.
 
 Which changes are regressions is the caller's choice, in a small expression language (``--fail``)::
 
@@ -110,6 +111,7 @@ class Comparison:
     changes: list[Change]
     verdicts: dict[str, tuple[str | None, str | None]]  # every claim, in report order: (old, new)
     run_differences: list[tuple[str, Any, Any]]
+    selected: list[str] | None = None  # a partial side's selected claims, the only ones compared; None: all
 
 
 @dataclass(frozen=True)
@@ -286,11 +288,25 @@ def run_label(run: dict[str, Any]) -> str:
     return f"{_commit(run)}, profile {run.get('profile', '?')}, started {run.get('started', '?')}"
 
 
+def compared_claims(old: dict[str, Any], new: dict[str, Any]) -> list[str] | None:
+    """The claims a comparison reads: a partial run says nothing of the claims it did not select (they
+    read ``not-run``, which would show as a regression of each), so a partial side is compared on its
+    ``selected_claims`` only (both sides partial: the claims both selected). None: every claim."""
+    chosen = None
+    for run in (old.get("run") or {}, new.get("run") or {}):
+        if run.get("selection") == "partial" and isinstance(run.get("selected_claims"), list):
+            ids = [str(i) for i in run["selected_claims"]]
+            chosen = ids if chosen is None else [i for i in chosen if i in ids]
+    return chosen
+
+
 def compare(old: dict[str, Any], new: dict[str, Any], old_label: str | None = None,
             new_label: str | None = None) -> Comparison:
-    """Every change from the report ``old`` to the report ``new`` (both validated by ``load_report``)."""
-    old_claims = {c["id"]: c for c in old["claims"]}
-    new_claims = {c["id"]: c for c in new["claims"]}
+    """Every change from the report ``old`` to the report ``new`` (both validated by ``load_report``),
+    on the claims a partial side selected (``compared_claims``) when one is partial."""
+    selected = compared_claims(old, new)
+    old_claims = {c["id"]: c for c in old["claims"] if selected is None or c["id"] in selected}
+    new_claims = {c["id"]: c for c in new["claims"] if selected is None or c["id"] in selected}
     order = list(new_claims) + [i for i in old_claims if i not in new_claims]
     changes = [change for i in order for change in _claim_changes(i, old_claims.get(i), new_claims.get(i))]
     verdicts = {i: ((old_claims.get(i) or {}).get("verdict"), (new_claims.get(i) or {}).get("verdict")) for i in order}
@@ -298,7 +314,7 @@ def compare(old: dict[str, Any], new: dict[str, Any], old_label: str | None = No
     return Comparison(
         old_label=old_label or run_label(old_run), new_label=new_label or run_label(new_run),
         old_run=old_run, new_run=new_run, changes=changes, verdicts=verdicts,
-        run_differences=_run_differences(old_run, new_run),
+        run_differences=_run_differences(old_run, new_run), selected=selected,
     )
 
 
@@ -512,6 +528,12 @@ def render_header(comparison: Comparison) -> str:
     for name, old, new in comparison.run_differences:
         note = " (not itself a regression: numbers differ by design)" if name == "profile" else ""
         lines.append(f"  {name}: {old} -> {new}{note}")
-    if comparison.new_run.get("selection") == "partial" or comparison.new_run.get("complete") is False:
-        lines.append("  the new run is partial or incomplete: claims it did not run show as not-run")
+    if comparison.selected is not None:
+        sides = [side for side, run in (("old", comparison.old_run), ("new", comparison.new_run))
+                 if run.get("selection") == "partial"]
+        which = "both runs are partial: only the claims both selected" if len(sides) == 2 else (
+            f"{'partial run' if sides == ['new'] else 'the old run is partial'}: only the claims it selected")
+        lines.append(f"  {which} are compared ({', '.join(comparison.selected) or 'none'})")
+    if comparison.new_run.get("complete") is False:
+        lines.append("  the new run is incomplete: claims it did not finish show as not-run")
     return "\n".join(lines)

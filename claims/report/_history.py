@@ -2,8 +2,9 @@
 
 A history entry is a full, complete run's report, kept so that a later run can be compared with it
 (``claims.report._compare``). Entries are numbered 1, 2, ... in the order they were saved; the name says
-at a glance which commit and which Hypothesis profile produced them. Three choices keep ``reports/``
-(figures, html and the latest report together under 5 MB) able to hold dozens of entries:
+at a glance which commit and which Hypothesis profile produced them. Three choices keep entries small (a
+fraction of ``claims.json``; ``tests/unit/test_readme.py`` checks the figure README.md gives) and fit
+to compare with:
 
 - each test's ``series`` (per-step curves, the bulk of ``claims.json``) is dropped: they are drawn
   in the latest report's figures, and no comparison reads them;
@@ -13,8 +14,11 @@ at a glance which commit and which Hypothesis profile produced them. Three choic
 
 Saving never overwrites an entry and never leaves a truncated one: the entry is written to a
 temporary file in the same directory and then linked to its final name, which fails rather than
-replaces when that name exists. Loading validates and raises ``BaselineError``, whose text is one
-line naming the file and what is wrong with it, so that the CLI and the plugin can print it as is.
+replaces when that name exists. Loading validates (``claims.report._validate``) and raises
+``BaselineError``, whose text is one line naming the file and what is wrong with it, so that the CLI and
+the plugin can print it as is. The latest entry, as a baseline, is the newest one that can be read
+(``newest_readable``): one corrupted entry must not stop every later comparison, so the caller names it
+and goes on; an entry asked for by number that cannot be read is an error naming the way out.
 """
 
 from __future__ import annotations
@@ -31,19 +35,10 @@ from typing import Any
 
 from claims.report._json import dumps, loads
 from claims.report._model import SCHEMA
+from claims.report._validate import BaselineError, validate_report
 
-_SCHEMA_FAMILY = re.compile(r"^lowrank-claims/report/(\d+)$")
 _ENTRY = re.compile(r"^(\d{4,})_[A-Za-z0-9._-]+\.json\.gz$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-class BaselineError(Exception):
-    """A report that cannot serve as a comparison's side: one line, ``<file>: <what is wrong>``."""
-
-
-def _schema_version(schema: str) -> int | None:
-    match = _SCHEMA_FAMILY.match(schema)
-    return int(match.group(1)) if match else None
 
 
 def _read_text(path: Path) -> str:
@@ -51,35 +46,6 @@ def _read_text(path: Path) -> str:
         with gzip.open(path, "rt", encoding="utf-8") as stream:
             return stream.read()
     return path.read_text(encoding="utf-8")
-
-
-def _validate(report: Any, label: str) -> None:
-    if not isinstance(report, dict):
-        raise BaselineError(f"{label}: not a claims report (a JSON {type(report).__name__}, not an object)")
-    if "schema" not in report:
-        raise BaselineError(f'{label}: not a claims report (no "schema" key)')
-    schema = report["schema"]
-    if schema != SCHEMA:
-        version, ours = _schema_version(str(schema)), _schema_version(SCHEMA)
-        if version is None:
-            raise BaselineError(f"{label}: not a claims report (schema {schema!r})")
-        if version < ours:
-            raise BaselineError(
-                f"{label}: schema {schema} is older than this suite's {SCHEMA}; rerun the baseline with this version"
-            )
-        raise BaselineError(f"{label}: schema {schema} is newer than this suite's {SCHEMA}; compare with that newer version")
-    for key, kind in (("run", dict), ("claims", list), ("summary", dict)):
-        if key not in report:
-            raise BaselineError(f'{label}: wrong schema: no "{key}"')
-        if not isinstance(report[key], kind):
-            raise BaselineError(f'{label}: wrong schema: "{key}" is not {"a list" if kind is list else "an object"}')
-    seen: set[str] = set()
-    for index, claim in enumerate(report["claims"]):
-        if not isinstance(claim, dict) or not isinstance(claim.get("id"), str) or not isinstance(claim.get("verdict"), str):
-            raise BaselineError(f'{label}: wrong schema: claims[{index}] is not an object with an "id" and a "verdict"')
-        if claim["id"] in seen:
-            raise BaselineError(f"{label}: wrong schema: claim {claim['id']} is listed twice")
-        seen.add(claim["id"])
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
@@ -98,7 +64,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
         report = loads(text)
     except json.JSONDecodeError as error:
         raise BaselineError(f"{label}: truncated or not JSON ({error.msg}: line {error.lineno} column {error.colno})") from None
-    _validate(report, label)
+    validate_report(report, label)
     return report
 
 
@@ -204,6 +170,55 @@ def _publish(temporary: Path, target: Path) -> bool:
         return True
 
 
+def _held(entries: dict[int, Path]) -> str:
+    if not entries:
+        return "the history is empty"
+    return f"entry {min(entries)}" if len(entries) == 1 else f"entries {min(entries)}-{max(entries)}"
+
+
+def newest_readable(history_dir: Path) -> tuple[Path, dict[str, Any], list[str]]:
+    """The newest history entry that loads, its report, and one line per newer entry that does not
+    (its ``BaselineError``, naming the file). A corrupted entry (a copy cut off, an edit by hand) must
+    not stop every later ``--claims-compare`` (the nightly command): the caller compares with the newest
+    readable entry and says which it skipped. Raises ``BaselineError`` when the history has no entry,
+    or none that loads (naming them and the way out)."""
+    history_dir = Path(history_dir)
+    entries = history_entries(history_dir)
+    if not entries:
+        raise BaselineError(f"{history_dir}: no saved run to compare with; save one from a full run with --claims-save")
+    skipped: list[str] = []
+    for _, path in reversed(entries):
+        try:
+            return path, load_report(path), skipped
+        except BaselineError as error:
+            skipped.append(str(error))
+    shown = "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+    raise BaselineError(
+        f"{history_dir}: no entry can be read ({shown}); move the unreadable entries out of {history_dir} "
+        "(the next full run saved with --claims-save or --claims-autosave starts it again), or compare with a "
+        "report file"
+    )
+
+
+def load_baseline(spec: str | None, history_dir: Path) -> tuple[Path, dict[str, Any], list[str]]:
+    """The report ``spec`` names (``resolve_baseline``), read: its file, the report, and the entries
+    skipped on the way (``newest_readable``: only when ``spec`` asks for the latest entry). An entry
+    named by its number that cannot be read is an error that names the file and the way out."""
+    if spec is None or not spec.strip():
+        return newest_readable(history_dir)
+    path = resolve_baseline(spec, history_dir)
+    try:
+        return path, load_report(path), []
+    except BaselineError as error:
+        if not spec.strip().isdigit():
+            raise
+        entries = dict(history_entries(Path(history_dir)))
+        raise BaselineError(
+            f"{error}; it is history entry {int(spec)}: name another entry ({_held(entries)}) or move the file out "
+            f"of {history_dir}"
+        ) from None
+
+
 def resolve_baseline(spec: str | None, history_dir: Path) -> Path:
     """The report file ``spec`` names: None or "" the latest history entry, digits the entry with that
     number, anything else a path (relative to the working directory). Raises ``BaselineError``."""
@@ -219,10 +234,7 @@ def resolve_baseline(spec: str | None, history_dir: Path) -> Path:
     if spec.isdigit():
         entries = dict(history_entries(history_dir))
         if int(spec) not in entries:
-            held = "the history is empty" if not entries else (
-                f"entry {min(entries)}" if len(entries) == 1 else f"entries {min(entries)}-{max(entries)}"
-            )
-            raise BaselineError(f"history entry {int(spec)}: no such entry in {history_dir} ({held})")
+            raise BaselineError(f"history entry {int(spec)}: no such entry in {history_dir} ({_held(entries)})")
         return entries[int(spec)]
     path = Path(spec)
     if not path.is_file():

@@ -27,7 +27,8 @@ Figures: a test's evidence carries its figures as base64 PNGs (``claims.record_f
 dict holds only their relative paths (``figures/<claim IDs>__<test>__<name>.png``). ``build_report``
 returns a ``Report``: a plain dict (what ``claims.json`` holds) whose ``figure_bytes`` attribute is
 the side table {path: PNG bytes} that ``write_report`` writes beside the report. The report also
-carries ``citation``: the content digest of its results (``claims.report._citation``).
+carries ``citation``: the content digest of its results, and whether the report may be cited
+(``citable``: only a full, complete run's; ``not_citable_because`` says why not) (``claims.report._citation``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from typing import Any, Iterable, Mapping
 
 from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
-from claims.report._citation import DIGEST_OF, content_digest
+from claims.report._citation import DIGEST_OF, content_digest, not_citable_because
 from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
 
 SCHEMA = "lowrank-claims/report/2"
@@ -453,12 +454,16 @@ def build_report(
     claims = [claim_entry(CLAIMS[i], records, suites.get(i), paths) for i, records in by_claim.items()]
     summary = {verdict: sum(c["verdict"] == verdict for c in claims) for verdict in VERDICTS}
     figure_bytes = {paths[(r.nodeid, f.name)]: f.png for r in tests.values() for f in r.figures if f.png}
+    why_not = not_citable_because({"run": run})
     return Report(
         {
             "schema": SCHEMA,
             "papers": PAPERS,
             "run": run,
-            "citation": {"digest": content_digest({"claims": claims}), "digest_of": DIGEST_OF},
+            "citation": {
+                "digest": content_digest({"claims": claims}), "digest_of": DIGEST_OF,
+                "citable": why_not is None, "not_citable_because": why_not,  # only a full, complete run
+            },
             "claims": claims,
             "summary": summary,
         },

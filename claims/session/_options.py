@@ -6,6 +6,8 @@ them all into ``SessionOptions``; the helpers it uses (the report directory, ``-
 from __future__ import annotations
 
 import fnmatch
+import os
+import shlex
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +17,7 @@ import pytest
 from claims.evidence import _profiles
 from claims.evidence._registry import CLAIMS, unknown_claim_message
 from claims.report._compare import parse_rules
-from claims.report._history import BaselineError, entry_name, history_entries, load_report, resolve_baseline
+from claims.report._history import BaselineError, entry_name, history_entries, load_baseline
 
 PARTIAL = "partial"
 """The report directory's subdirectory for a partial or incomplete run's report."""
@@ -27,13 +29,15 @@ HISTORY = "history"
 class SessionOptions:
     """The checked options of a session: the Hypothesis profile, whether the controller writes the
     claims report, the claims ``--claims`` selected (None: no selection), and the
-    ``--claims-compare`` baseline (its file and the report read from it) and failing rules."""
+    ``--claims-compare`` baseline (its file and the report read from it), failing rules, and what the
+    terminal must say about the baseline (no saved run yet; unreadable entries skipped)."""
 
     profile: str
     report: bool
     selected: set[str] | None
     baseline: tuple[Path, dict] | None = None
     rules: list = field(default_factory=list)
+    baseline_notes: list[str] = field(default_factory=list)
 
 
 def checked_options(config: pytest.Config) -> SessionOptions:
@@ -48,11 +52,11 @@ def checked_options(config: pytest.Config) -> SessionOptions:
             f"--hypothesis-profile={profile}: not a profile of this suite; one of {', '.join(_profiles.PROFILES)}"
         )
     selected = selected_claims(config)
-    baseline, rules = None, []
+    baseline, rules, notes = None, [], []
     if not worker:
         if report:
             check_save_name(config)
-            baseline, rules = compare_baseline(config), fail_rules(config)
+            (baseline, notes), rules = compare_baseline(config), fail_rules(config)
             check_report_directory(report_directory(config), "--claims-report-dir")
         elif config.getoption("claims_compare") is not None or config.getoption("claims_compare_fail"):
             raise pytest.UsageError(
@@ -62,7 +66,7 @@ def checked_options(config: pytest.Config) -> SessionOptions:
             config.getoption("claims_save") is not None or config.getoption("claims_autosave")
         ):
             raise pytest.UsageError("--claims-save/--claims-autosave: nothing to save with --no-claims-report")
-    return SessionOptions(profile, report, selected, baseline, rules)
+    return SessionOptions(profile, report, selected, baseline, rules, notes)
 
 
 def report_directory(config: pytest.Config) -> Path:
@@ -72,14 +76,19 @@ def report_directory(config: pytest.Config) -> Path:
 
 
 def check_report_directory(directory: Path, option: str) -> None:
-    """A report directory that cannot be written is a usage error now, not a traceback after the run."""
+    """A report directory that cannot be written is a usage error now, not a traceback after the run.
+    Its partial/ subdirectory is checked when it exists, never made here: only a partial or incomplete
+    run's report makes it (a full run leaves no empty partial/ behind)."""
     try:
         if directory.exists() and not directory.is_dir():
             raise pytest.UsageError(f"{option}={directory}: exists and is not a directory")
         for path in (directory, directory / PARTIAL):
             if path.exists() and not path.is_dir():
                 raise pytest.UsageError(f"{option}={directory}: {path} exists and is not a directory")
-            path.mkdir(parents=True, exist_ok=True)
+            if path == directory:
+                path.mkdir(parents=True, exist_ok=True)
+            elif not path.exists():
+                continue
             with tempfile.TemporaryFile(dir=path):
                 pass
     except OSError as error:
@@ -87,14 +96,17 @@ def check_report_directory(directory: Path, option: str) -> None:
 
 
 def selected_claims(config: pytest.Config) -> set[str] | None:
-    """The claim IDs --claims names (IDs and globs over the registry); an ID or glob matching none is a
-    usage error naming the nearest valid IDs, as for an unknown ID in a marker."""
+    """The claim IDs --claims names (IDs and globs over the registry; one that matches no ID as written
+    matches ignoring case: ``lj22.l1`` is LJ22.L1); an ID or glob matching none is a usage error naming
+    the nearest valid IDs, as for an unknown ID in a marker."""
     option = config.getoption("claims", None)
     if option is None:
         return None
     selected: set[str] = set()
     for pattern in filter(None, (p.strip() for p in option.split(","))):
-        matched = {i for i in CLAIMS if fnmatch.fnmatchcase(i, pattern)}
+        matched = {i for i in CLAIMS if fnmatch.fnmatchcase(i, pattern)} or {
+            i for i in CLAIMS if fnmatch.fnmatchcase(i.lower(), pattern.lower())
+        }
         if not matched:
             raise pytest.UsageError(f"--claims {option}: {unknown_claim_message(pattern)}")
         selected |= matched
@@ -103,30 +115,61 @@ def selected_claims(config: pytest.Config) -> set[str] | None:
     return selected
 
 
-def compare_baseline(config: pytest.Config) -> tuple[Path, dict] | None:
-    """The report --claims-compare names, read and checked before any test runs: a bad baseline is a
-    one-line usage error naming the file, and nothing is written. On the first night (the latest entry
-    asked for, none saved yet) there is nothing to compare: a warning, not an error."""
+def compare_baseline(config: pytest.Config) -> tuple[tuple[Path, dict] | None, list[str]]:
+    """The report --claims-compare names, read and checked before any test runs, and what the terminal
+    must say about it. A bad baseline is a one-line usage error naming the file (and, for a history entry,
+    the way out), and nothing is written. The latest entry (no NUM or PATH, as the nightly command asks)
+    is the newest one that can be read: each newer one that cannot is named, not a reason to stop every
+    later night. On the first night (no entry saved yet) there is nothing to compare: said, and the run
+    goes on. (Said by the terminal summary, not as a warning: a project whose warnings are errors would
+    stop.)"""
     spec = config.getoption("claims_compare")
     if spec is None:
-        return None
+        return None, []
+    _refuse_a_test_path("--claims-compare", spec, "NUM|PATH", config)
     history = report_directory(config) / HISTORY
     try:
-        path = resolve_baseline(spec, history)
-        return path, load_report(path)
+        path, report, skipped = load_baseline(spec, history)
     except BaselineError as error:
         if not spec.strip() and not history_entries(history):
-            config.issue_config_time_warning(
-                pytest.PytestConfigWarning(f"--claims-compare: {error}; this run is compared with nothing"), 2
-            )
-            return None
+            return None, [f"--claims-compare: {error}; this run is compared with nothing"]
         raise pytest.UsageError(f"--claims-compare: {error}") from None
+    notes = [
+        f"--claims-compare: skipped an unreadable history entry: {why}; move it out of {history}" for why in skipped
+    ]
+    if skipped:
+        notes.append(f"--claims-compare: compared with the newest readable entry, {path.name}")
+    return (path, report), notes
+
+
+def _refuse_a_test_path(option: str, value: str, metavar: str, config: pytest.Config) -> None:
+    """``--claims-save tests/test_x.py`` gave the path to the option (its value is optional, so pytest
+    takes the next word) and ran the whole suite: refused, saying how to write it. A value is a test path
+    when it names a test (``::``) or a Python file; given as a separate word, also when it is a directory,
+    or (``--claims-save``, whose NAME is no path) holds a ``/`` or exists."""
+    written = [*config.invocation_params.args, *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
+               *config.getini("addopts")]
+    separate = not any(str(arg).startswith(f"{option}=") for arg in written)
+    looks = "::" in value or value.strip().endswith(".py")
+    if separate and value:
+        path = config.invocation_params.dir / value
+        looks = looks or path.is_dir() or (option == "--claims-save" and ("/" in value or path.exists()))
+    if not looks:
+        return
+    if separate:
+        raise pytest.UsageError(
+            f"{option} {value}: looks like a test path, not the option's value (pytest gave the option the next "
+            f"word); write {option}={metavar}, or put {option} after the test paths"
+        )
+    raise pytest.UsageError(f"{option}={value}: a test path, not the option's {metavar}; write {option}={metavar}")
 
 
 def check_save_name(config: pytest.Config) -> None:
-    """--claims-save=NAME: a name that cannot be part of a file name is a usage error now, not after the run."""
+    """--claims-save=NAME: a name that is a test path, or cannot be part of a file name, is a usage error
+    now, not after the run."""
     name = config.getoption("claims_save")
     if name:
+        _refuse_a_test_path("--claims-save", name, "NAME", config)
         try:
             entry_name({"run": {}}, 1, name)
         except ValueError as error:

@@ -19,7 +19,6 @@ from hypothesis import settings
 from claims.report._compare import compare, regressions, render_header, render_table
 from claims.report._history import save_run
 from claims.report._model import TestRecord, build_report
-from claims.report._parts import summary_line
 from claims.report._suite import CONTROL, ClaimSuite
 from claims.report._write import write_report
 from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, recorded_property
@@ -27,6 +26,7 @@ from claims.session._collection import SelectionTracker
 from claims.session._options import HISTORY, PARTIAL, report_directory
 from claims.session._provenance import VERSIONED, as_seed, git_state, installed_version, replay_command, utc_now
 from claims.session._selection import Manifest, claim_suites, scan_suite, suite_roots, uncovered_roots
+from claims.session._summary import terminal_lines
 
 
 class ClaimsReporter:
@@ -34,9 +34,10 @@ class ClaimsReporter:
 
     def __init__(
         self, config: pytest.Config, profile: str, tracker: SelectionTracker,
-        baseline: tuple[Path, dict] | None = None, rules: list | None = None,
+        baseline: tuple[Path, dict] | None = None, rules: list | None = None, baseline_notes: list[str] | None = None,
     ):
         self.baseline, self.rules = baseline, rules or []  # baseline: (its file, the report read at configure)
+        self.baseline_notes = baseline_notes or []  # what the terminal says about it (skipped entries, none yet)
         self.comparison = None
         self.regressions: list = []
         self.saved: str | None = None
@@ -166,12 +167,7 @@ class ClaimsReporter:
         """This run against the baseline; a partial run only for the claims it selected (the others
         would read as gone). A regression fails the session."""
         path, old = self.baseline
-        new = self.report
-        if new["run"]["selection"] == "partial":
-            chosen = set(new["run"]["selected_claims"])
-            old = {**old, "claims": [c for c in old["claims"] if c["id"] in chosen]}
-            new = {**new, "claims": [c for c in new["claims"] if c["id"] in chosen]}
-        self.comparison = compare(old, new, old_label=_shown_path(path, self.config), new_label="this run")
+        self.comparison = compare(old, self.report, old_label=_shown_path(path, self.config), new_label="this run")
         self.regressions = regressions(self.comparison, self.rules)
         if self.regressions and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -200,21 +196,23 @@ class ClaimsReporter:
             return
         self.saved = f"saved to the history as {path}"
 
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        if self.report is None:
-            return
-        where = f"report in {self.directory}"
-        if self.directory.name == PARTIAL:
-            where += f" (not a full, complete run: the full report in {self.directory.parent} is unchanged)"
-        terminalreporter.write_line(f"{summary_line(self.report)}; {where}")
-        if self.comparison is not None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter):
+        """After pytest's own summary (failures, short test summary, warnings): the comparison, the
+        history, then the claims' summary as the last lines before pytest's count: the summary line with
+        the path of claims.html, and a line per verdict other than verified naming its claims."""
+        result = yield
+        if self.report is not None:
+            self._write_summary(terminalreporter)
+        return result
+
+    def _write_summary(self, terminalreporter) -> None:
+        if self.comparison is not None or self.baseline_notes:
             terminalreporter.write_sep("-", "claims compare")
+            for note in self.baseline_notes:
+                terminalreporter.write_line(note, yellow=True)
+        if self.comparison is not None:
             terminalreporter.write_line(render_header(self.comparison))
-            if self.report["run"]["selection"] == "partial":
-                chosen = self.report["run"]["selected_claims"]
-                terminalreporter.write_line(
-                    f"  partial run: only the claims it selected are compared ({', '.join(chosen) or 'none'})"
-                )
             terminalreporter.write_line(render_table(self.comparison, rules=self.rules))
             if self.regressions:
                 terminalreporter.write_line(
@@ -223,6 +221,9 @@ class ClaimsReporter:
                 )
         if self.saved:
             terminalreporter.write_line(f"claims: {self.saved}")
+        full_report = self.directory.parent if self.directory.name == PARTIAL else None
+        for line in terminal_lines(self.report, self.directory, full_report):
+            terminalreporter.write_line(line)
 
 
 def _shown_path(path: Path, config: pytest.Config) -> str:

@@ -204,8 +204,15 @@ def test_a_fourth_paper_by_the_readme(pytester: pytest.Pytester, project: Path):
     markdown = (project / "reports" / "partial" / "claims.md").read_text()
     assert "| DHL18.T21 | Theorem 2.1 | verified |" in markdown
     for text in (markdown, (project / "reports" / "partial" / "claims.html").read_text()):
-        assert "BibTeX: this report and the four papers" in text and "@inproceedings{du2018algorithmic," in text
-        assert "https://arxiv.org/abs/1806.00900" in text
+        assert "Not citable." in text and "BibTeX" not in text  # a partial run's report is not cited
+    # the citation block of the same report, were it a full run's, cites the new paper
+    cited = run_python(
+        "python -c 'import json; from claims.report._citation import citation_markdown; "
+        'report = json.load(open("reports/partial/claims.json")); report["run"].update(selection="full"); '
+        "print(citation_markdown(report, 64 * \"0\"))'", project)
+    assert cited.returncode == 0, cited.stderr
+    assert "BibTeX: this report and the four papers" in cited.stdout and "@inproceedings{du2018algorithmic," in cited.stdout
+    assert "https://arxiv.org/abs/1806.00900" in cited.stdout
 
     inventory = (project / "CLAIMS.md").read_text()  # `python -m claims inventory > CLAIMS.md`, checked above
     assert inventory.index("\n## BSJ25\n") < inventory.index("\n## DHL18\n\nSimon S. Du, Wei Hu and Jason D. Lee.")

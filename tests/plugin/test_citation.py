@@ -101,7 +101,8 @@ def test_the_digest_names_the_results_not_the_run():
     base = report()
     digest = content_digest(base)
     assert base["citation"] == {"digest": digest,
-                                "digest_of": "claims section, canonical JSON, without durations and wall times"}
+                                "digest_of": "claims section, canonical JSON, without durations and wall times",
+                                "citable": True, "not_citable_because": None}
     other_run = {**RUN, "started": "2027-01-01T00:00:00+00:00", "workers": 2, "git": {"commit": "f" * 40, "dirty": False}}
     assert content_digest(report(wall=99.0, duration=7.0, run=other_run)) == digest
     assert content_digest(report(error=2e-3)) != digest
@@ -125,6 +126,38 @@ def test_the_citation_block_names_version_commit_digest_profile_seed_date_and_pa
         assert f"lowrank-claims-report-{digest[:12]}" in text
     assert "Hypothesis seed: 12345" in citation_block(report(run={**RUN, "hypothesis_seed": 12345}))["markdown"]
     assert "<" not in block["html"].split("<pre>", 1)[1].split("</pre>", 1)[0]  # BibTeX escaped in HTML
+
+
+@pytest.mark.parametrize("changes, why", [
+    ({"selection": "partial", "selection_reasons": ["-k x"]}, "it is the report of a partial run"),
+    ({"complete": False}, "it is the report of an incomplete run"),
+])
+def test_a_partial_or_incomplete_report_is_not_citable(tmp_path, capsys, changes, why):
+    """Partial reports once carried "How to cite this report" and BibTeX: a partial or incomplete run's
+    report has a "Not citable" banner instead, ``citable: false`` in its JSON, and `python -m claims cite`
+    refuses it; a full, complete run's report is cited."""
+    from claims.__main__ import main
+
+    full, partial = report(), report(run={**RUN, **changes})
+    assert full["citation"]["citable"] is True and full["citation"]["not_citable_because"] is None
+    assert partial["citation"]["citable"] is False and partial["citation"]["not_citable_because"].startswith(why)
+    assert partial["citation"]["digest"] == full["citation"]["digest"]  # the same results: only the flag differs
+    block = citation_block(partial)
+    assert block["markdown"].startswith("> **Not citable.** This report must not be cited: " + why)
+    assert block["html"].startswith('<section id="not-citable"') and why in block["html"]
+    for text in block.values():
+        assert "How to cite" not in text and "BibTeX" not in text and "@misc{" not in text and "sha256:" not in text
+    for name, value in (("full.json", full), ("partial.json", partial)):
+        (tmp_path / name).write_text(dumps(value))
+    assert main(["cite", str(tmp_path / "partial.json")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        f"error: {tmp_path / 'partial.json'}: not citable: {partial['citation']['not_citable_because']}; cite the "
+        "report of a full, complete run (pytest -n auto writes it to reports/)\n")
+    assert main(["cite", str(tmp_path / "full.json")]) == 0
+    cited = capsys.readouterr().out
+    assert f"Content digest: sha256:{full['citation']['digest']}" in cited and "@misc{lowrank-claims-report-" in cited
+    assert all(f"{{{paper.bibtex_key}," in cited for paper in PAPERS)
 
 
 def test_the_citation_block_counts_the_papers_in_words():

@@ -53,7 +53,12 @@ def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     assert set(run_info["git"]) == {"commit", "dirty"}
     assert run_info["command"].startswith("pytest --basetemp=") and run_info["command"].endswith(" -p no:cacheprovider")
     assert "Thien Le and Stefanie Jegelka" in report["papers"]["LJ22"]
-    result.stdout.fnmatch_lines([f"claims: 1 verified, {len(CLAIMS) - 1} untested; report in *"])
+    result.stdout.fnmatch_lines([
+        f"claims: 1 verified, {len(CLAIMS) - 1} untested; report: {pytester.path / 'reports' / 'claims.html'}",
+        f"  untested ({len(CLAIMS) - 1}): LJ22.CL1, LJ22.CL2, *, and {len(CLAIMS) - 21} more",
+    ])
+    assert not (pytester.path / "reports" / "partial").exists()  # made only by a run that writes there
+    assert report["citation"]["citable"] is True and report["citation"]["not_citable_because"] is None
     markdown = (pytester.path / "reports" / "claims.md").read_text()
     assert "| LJ22.L1 | Lemma 1 | verified | 100/100 | 0 | 0 abs | 1e-15 | exact | - | rejected |" in markdown
     assert "| LJ22.L2a | Lemma 2, Eq. (4) | untested |" in markdown
@@ -112,7 +117,11 @@ def test_a_finished_run_with_failures_is_complete_and_says_what_failed(pytester,
     assert "test_refuted(\n    x=" in refuted["violations"][0]["falsifying_example"]
     assert entry(report, "GP22.L2")["verdict"] == "error"
     assert entry(report, "GP22.T1")["verdict"] == "error"  # NaN: neither a pass nor a counterexample
-    result.stdout.fnmatch_lines(["claims: 1 refuted, * 2 error; report in *"])
+    result.stdout.fnmatch_lines([
+        "claims: 1 refuted, * 2 error; report: *reports/claims.html",  # then the claims that are not verified
+        "  error (2): GP22.L2, GP22.T1", "  refuted (1): GP22.L1", f"  untested ({len(CLAIMS) - 3}): LJ22.L1, *",
+        "=* 3 failed in *",
+    ], consecutive=True)
     assert "incomplete" not in result.stdout.str()
     markdown = (pytester.path / "reports" / "claims.md").read_text()
     assert "Refuting test `test_failing.py::test_refuted`: absolute error 1 exceeds tolerance" in markdown
@@ -134,7 +143,16 @@ def test_partial_runs_never_replace_the_full_report(pytester, ci):
     assert l1["verdict"] == "inconclusive" and l1["negative_control"] == "control not run in this selection"
     assert entry(partial, "LJ22.R1")["verdict"] == "not-run"
     assert entry(partial, "LJ22.L2a")["verdict"] == "untested"
-    result.stdout.fnmatch_lines(["claims (partial run, 1 claims selected): *; report in *partial (not a full, complete run*"])
+    result.stdout.fnmatch_lines([  # the claims it selected that are not verified, not the ones it did not select
+        "claims (partial run, 1 claims selected): *; report: *partial/claims.html (not a full, complete run*",
+        "  inconclusive (1): LJ22.L1", "=* 1 passed, 4 deselected in *",
+    ], consecutive=True)
+    assert partial["citation"]["citable"] is False and "partial run" in partial["citation"]["not_citable_because"]
+    markdown = (pytester.path / "reports" / "partial" / "claims.md").read_text()
+    html = (pytester.path / "reports" / "partial" / "claims.html").read_text()
+    assert "**Not citable.**" in markdown and 'id="not-citable"' in html and "Not citable." in html
+    for text in (markdown, html):
+        assert "How to cite this report" not in text and "@misc{" not in text and "@inproceedings{" not in text
 
     _, by_path = run(pytester, "test_other.py", partial=True)  # the other module is not even collected
     assert entry(by_path, "LJ22.L1")["verdict"] == "not-run"

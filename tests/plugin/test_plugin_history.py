@@ -179,14 +179,126 @@ def test_compare_and_save_under_xdist_happen_on_the_controller(pytester):
     assert history(pytester) == ["0001_nogit_ci.json.gz", "0002_nogit_ci.json.gz"]
 
 
+WARNINGS_ARE_ERRORS = "[pytest]\nfilterwarnings = error\n"
+"""This project's own setting (pyproject.toml): a warning at configure time would stop the session."""
+
+
 def test_the_first_night_has_no_baseline_and_runs(pytester):
-    """With no saved run, --claims-compare (the latest entry) warns and the run goes on; a number
-    or a path that names nothing stays an error (test_bad_option_values_are_usage_errors)."""
+    """With no saved run, --claims-compare (the latest entry) says so and the run goes on; a number
+    or a path that names nothing stays an error (test_bad_option_values_are_usage_errors). It was a
+    configure-time warning: where warnings are errors (this project) the first night stopped with an
+    INTERNALERROR."""
+    pytester.makefile(".ini", pytest=WARNINGS_ARE_ERRORS)
     result = run(pytester, "--claims-compare", "--claims-autosave")
-    assert result.ret == 0, result.stdout.str()
-    result.stdout.fnmatch_lines(["*--claims-compare: *history: no saved run to compare with*"])
-    assert "- claims compare -" not in result.stdout.str()
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines([
+        "*- claims compare -*", "--claims-compare: *history: no saved run to compare with*; this run is compared with nothing",
+        "claims: saved to the history as *0001_nogit_ci.json.gz",
+    ])
+    assert "old: " not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     assert len(history(pytester)) == 1
+
+
+def test_a_corrupted_latest_entry_is_skipped_and_named(pytester):
+    """A truncated newest entry once stopped every later --claims-compare (the nightly command) with a usage
+    error and no way out named: the latest readable entry is the baseline, the unreadable one is named with
+    what is wrong and where to move it; asked for by its number, it is an error naming the way out."""
+    pytester.makefile(".ini", pytest=WARNINGS_ARE_ERRORS)
+    assert run(pytester, "--claims-save").ret == 0
+    assert run(pytester, "--claims-save").ret == 0
+    directory = pytester.path / "reports" / "history"
+    corrupted = directory / "0002_nogit_ci.json.gz"
+    corrupted.write_bytes(corrupted.read_bytes()[:40])
+    nightly = run(pytester, "--claims-compare", "--claims-autosave")  # the nightly command's options
+    assert nightly.ret == 0, nightly.stdout.str() + nightly.stderr.str()
+    nightly.stdout.fnmatch_lines([
+        "*- claims compare -*",
+        f"--claims-compare: skipped an unreadable history entry: {corrupted}: truncated or not a report file (*); "
+        f"move it out of {directory}",
+        "--claims-compare: compared with the newest readable entry, 0001_nogit_ci.json.gz",
+        "old: reports/history/0001_nogit_ci.json.gz (*",
+        "no change against reports/history/0001_nogit_ci.json.gz",
+        "claims: saved to the history as *0003_nogit_ci.json.gz",
+    ])
+    named = run(pytester, "--claims-compare=2")
+    assert named.ret == pytest.ExitCode.USAGE_ERROR
+    named.stderr.fnmatch_lines([
+        f"ERROR: --claims-compare: {corrupted}: truncated or not a report file (*); it is history entry 2: name "
+        f"another entry (entries 1-3) or move the file out of {directory}"
+    ])
+    for number in (1, 3):
+        corrupted.with_name(f"000{number}_nogit_ci.json.gz").write_text("{")
+    none = run(pytester, "--claims-compare")
+    assert none.ret == pytest.ExitCode.USAGE_ERROR
+    none.stderr.fnmatch_lines([f"ERROR: --claims-compare: {directory}: no entry can be read (*0003_nogit_ci.json.gz: "
+                               f"truncated*); move the unreadable entries out of {directory} (the next full run saved *"])
+
+
+def test_a_baseline_with_an_unknown_verdict_is_a_usage_error(pytester):
+    """A baseline whose claim reads "verdict": "bogus" was accepted (and ranked below error)."""
+    assert run(pytester, "--claims-save").ret == 0
+    entry = pytester.path / "reports" / "history" / history(pytester)[0]
+    report = json.loads(gzip.decompress(entry.read_bytes()))
+    report["claims"][0]["verdict"] = "bogus"
+    (pytester.path / "bogus.json").write_text(json.dumps(report))
+    result = run(pytester, "--claims-compare=bogus.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines[0] == (
+        'ERROR: --claims-compare: bogus.json: wrong schema: claims[0] (LJ22.L1) has verdict "bogus", not one of '
+        "verified, verified-with-correction, refuted, inconclusive, not-run, untested, error")
+
+
+@pytest.mark.parametrize("args", [
+    ["--claims-save", "test_other.py"], ["--claims-save", "test_other.py::test_other_claim"],
+    ["--claims-save", "tests/test_lj22_static.py"], ["--claims-save", "sub"], ["--claims-save", "sub/"],
+    ["--claims-save=test_other.py"], ["--claims-compare", "test_other.py"], ["--claims-compare", "sub"],
+])
+def test_a_test_path_taken_as_an_options_value_is_a_usage_error(pytester, args):
+    """`pytest --claims-save tests/test_lj22_static.py` took the path as the entry's name and ran the whole
+    suite: a value that is a test path, a Python file, or (a separate word) an existing path is refused,
+    saying how to write the option."""
+    pytester.mkdir("sub")
+    result = run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    option, _, value = args[0].partition("=")
+    metavar = "NAME" if option == "--claims-save" else "NUM|PATH"
+    if value:
+        assert result.stderr.lines[0] == f"ERROR: {option}={value}: a test path, not the option's {metavar}; write {option}={metavar}"
+    else:
+        assert result.stderr.lines[0] == (
+            f"ERROR: {option} {args[1]}: looks like a test path, not the option's value (pytest gave the option the "
+            f"next word); write {option}={metavar}, or put {option} after the test paths")
+    assert not (pytester.path / "reports").exists()
+    assert run(pytester, "--claims-save=sub").ret == 0  # a name written with "=" is a name
+    assert history(pytester) == ["0001_nogit_ci_sub.json.gz"]
+
+
+def test_claim_ids_are_matched_ignoring_case(pytester):
+    """`--claims lj22.l1` was an unknown ID whose first suggestion was LJ22.R1."""
+    result = run(pytester, "--claims=lj22.r1")
+    result.assert_outcomes(passed=2, deselected=3)
+    report = json.loads((pytester.path / "reports" / "partial" / "claims.json").read_text())
+    assert report["run"]["selected_claims"] == ["LJ22.R1"]
+    typo = run(pytester, "--claims=lj22.l1x")
+    typo.stderr.fnmatch_lines(["ERROR: --claims lj22.l1x: unknown claim ID 'lj22.l1x'; nearest valid: LJ22.L1, *"])
+
+
+def test_the_cli_compares_a_partial_report_on_its_selection(pytester, capsys):
+    """`python -m claims compare FULL PARTIAL` reported every claim the partial run did not select as a
+    regression (verified -> not-run); the plugin compared it on its selection only. Now both do."""
+    from claims.__main__ import main
+
+    assert run(pytester, "--claims-save").ret == 0
+    assert run(pytester, "--claims=LJ22.R1").ret == 0
+    entry = pytester.path / "reports" / "history" / history(pytester)[0]
+    partial = pytester.path / "reports" / "partial" / "claims.json"
+    capsys.readouterr()  # the runs' own output
+    assert main(["compare", str(entry), str(partial)]) == 0
+    out = capsys.readouterr().out
+    assert "  partial run: only the claims it selected are compared (LJ22.R1)" in out
+    assert "not-run" not in out and "no regression under --fail verdict, counterexample, gone" in out
+    assert main(["compare", str(partial), str(entry)]) == 0
+    assert "  the old run is partial: only the claims it selected are compared (LJ22.R1)" in capsys.readouterr().out
 
 
 def test_pytest_html_rows_show_the_claims(pytester):

@@ -14,7 +14,7 @@ import pytest
 
 from claims.evidence import PAPER_RECORDS, Claim, Paper, PaperRecordError
 from claims.evidence._paper import collect_papers, paper_modules
-from claims.evidence._registry import CLAIMS, PAPERS, get_claim, render_inventory
+from claims.evidence._registry import CLAIMS, PAPERS, get_claim, render_inventory, unknown_claim_message
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 PAPER_FILES = sorted(p for p in (ROOT / "claims" / "evidence" / "papers").glob("*.py") if not p.name.startswith("_"))
@@ -37,6 +37,15 @@ def test_unknown_id_names_the_nearest():
     with pytest.raises(KeyError, match="nearest valid") as error:
         get_claim(first + "x")
     assert first in str(error.value)
+
+
+def test_an_id_in_another_case_is_named_first():
+    """`--claims lj22.l1` once suggested LJ22.R1 first (difflib is case-sensitive): an ID that differs
+    only in case is the nearest, then the nearest ignoring case."""
+    for claim_id in CLAIMS:
+        for typed in (claim_id.lower(), claim_id.upper()):
+            assert unknown_claim_message(typed).split("nearest valid: ")[1].split(", ")[0] == claim_id, typed
+    assert unknown_claim_message("lj22.l9").split("nearest valid: ")[1].split(", ")[0].startswith("LJ22.L")
 
 
 def test_claims_md_is_the_rendered_registry():
@@ -81,7 +90,10 @@ def test_a_new_module_is_a_new_paper_placed_by_its_order():
     ({"PAPER": replace(RECORD, key="X.Y"), "CLAIMS": ()}, "without a dot"),
     ({"PAPER": replace(RECORD, order=PAPER_RECORDS[0].order), "CLAIMS": ()}, "have the same order"),
     ({"PAPER": replace(RECORD, key=PAPER_RECORDS[0].key), "CLAIMS": ()}, "have the same key"),
-    ({"PAPER": RECORD, "CLAIMS": (CLAIM, CLAIM)}, "claim IDs registered more than once: XY99.T1"),
+    ({"PAPER": RECORD, "CLAIMS": (CLAIM, CLAIM)}, "claim IDs registered more than once (IDs are compared ignoring "
+     "case): XY99.T1"),
+    ({"PAPER": RECORD, "CLAIMS": (CLAIM, replace(CLAIM, id="XY99.t1"))}, "more than once (IDs are compared ignoring "
+     "case): XY99.T1 = XY99.t1"),
 ])
 def test_what_cannot_be_placed_is_an_error_saying_what_to_add(attributes, message):
     with pytest.raises(PaperRecordError) as error:

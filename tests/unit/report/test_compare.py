@@ -299,6 +299,34 @@ def test_the_real_report_against_itself_and_with_one_verdict_edited():
     assert [(r.change.claim, r.change.what) for r in regressions(compare(real, new))] == [(first["id"], "verdict")]
 
 
+def partial(base: dict, selected: list[str]) -> dict:
+    """``base`` as a partial run that selected ``selected``: every other claim not-run."""
+    new = copy.deepcopy(base)
+    new["run"].update(selection="partial", selected_claims=selected)
+    for entry in new["claims"]:
+        if entry["id"] not in selected:
+            entry.update(verdict="not-run", cases=0, max_error=None, tolerance=None, margin=None, min_slack=None)
+    return new
+
+
+def test_a_partial_side_is_compared_on_the_claims_it_selected():
+    """FULL -> PARTIAL once listed every claim the partial run did not select as verified -> not-run, a
+    regression of each; the plugin compared a partial run on its selection only. ``compare`` does, for
+    both callers, and the header says so; a partial old side too, both partial: the claims both selected."""
+    selected = partial(BASE, ["GP22.P1"])
+    comparison = compare(BASE, edited(selected, "GP22.P1", verdict="inconclusive"))
+    assert comparison.selected == ["GP22.P1"] and list(comparison.verdicts) == ["GP22.P1"]
+    assert [(c.claim, c.what) for c in comparison.changes] == [("GP22.P1", "verdict")]
+    assert "  partial run: only the claims it selected are compared (GP22.P1)" in render_header(comparison)
+    assert [str(r) for r in regressions(comparison)] == ["GP22.P1: verdict verified -> inconclusive (rule verdict)"]
+    assert compare(BASE, selected).changes == [] and regressions(compare(BASE, selected)) == []
+    backwards = compare(selected, BASE)
+    assert backwards.changes == [] and "the old run is partial: only the claims it selected" in render_header(backwards)
+    both = compare(partial(BASE, ["GP22.P1", "LJ22.L1"]), partial(BASE, ["LJ22.L1", "BSJ25.T31"]))
+    assert both.selected == ["LJ22.L1"] and "both runs are partial: only the claims both selected are compared (LJ22.L1)" in render_header(both)
+    assert compare(BASE, BASE).selected is None and "partial" not in render_header(compare(BASE, BASE))
+
+
 # ---------------------------------------------------------------------------------------- CLI
 
 

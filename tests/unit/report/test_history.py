@@ -13,7 +13,9 @@ import pytest
 from claims.report._history import (
     BaselineError,
     history_entries,
+    load_baseline,
     load_report,
+    newest_readable,
     resolve_baseline,
     save_run,
     without_series,
@@ -101,6 +103,78 @@ def test_a_bad_report_is_a_one_line_error_naming_the_file(tmp_path, name, conten
     assert files(tmp_path) == before
 
 
+def _edited(text: str, change) -> bytes:
+    report = json.loads(text)
+    change(report)
+    return dumps(report).encode()
+
+
+def _set(path: tuple, value):
+    def change(report):
+        target = report
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return change
+
+
+VERDICTS = "verified, verified-with-correction, refuted, inconclusive, not-run, untested, error"
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("claims", 0, "verdict"), "bogus", f'claims[0] (LJ22.L1) has verdict "bogus", not one of {VERDICTS}'),
+    (("claims", 0, "verdict"), "Verified", 'claims[0] (LJ22.L1) has verdict "Verified", not one of verified, '),
+    (("claims", 0, "negative_control"), "rejected!", 'claims[0] (LJ22.L1) has negative control "rejected!", not one '
+     "of rejected, accepted, error, did not finish, "),
+    (("claims", 0, "evidence", 0, "outcome"), "passsed", 'claims[0] (LJ22.L1), evidence[0] has outcome "passsed", '
+     "not one of passed, failed, error, not-run"),
+    (("claims", 0, "evidence", 0, "role"), "witness", 'claims[0] (LJ22.L1), evidence[0] has role "witness", not one '
+     "of evidence, control"),
+    (("claims", 0, "trends"), [{"verdict": "maybe"}], 'claims[0] (LJ22.L1), trends[0] has verdict "maybe", not one '
+     "of verified, refuted, inconclusive"),
+    (("run", "selection"), "most", 'run has selection "most", not one of full, partial'),
+    (("run", "complete"), 1, "run has complete 1, not one of true, false"),
+    (("summary", "bogus"), 1, f'the summary has verdict "bogus", not one of {VERDICTS}'),
+])
+def test_an_unknown_value_of_an_enumerated_field_is_a_one_line_error(tmp_path, path, value, message):
+    """A history entry with "verdict": "bogus" was accepted, and ranked below error by a comparison."""
+    file = tmp_path / "entry.json"
+    file.write_bytes(_edited(dumps(built_report()), _set(path, value)))
+    with pytest.raises(BaselineError) as raised:
+        load_report(file)
+    assert str(raised.value).startswith(f"{file}: wrong schema: {message}") and "\n" not in str(raised.value)
+
+
+def test_the_newest_readable_entry_skips_and_names_the_unreadable_ones(tmp_path):
+    """A corrupted newest entry must not stop every later comparison with the latest entry: the newest
+    entry that loads is the baseline, each newer one is named with what is wrong; with none readable,
+    the error names them and the way out. An entry asked for by number names the way out too."""
+    history = tmp_path / "history"
+    first, second, third = (save_run(built_report(), history) for _ in range(3))
+    second.write_bytes(second.read_bytes()[:30])
+    third.write_bytes(gzip.compress(b"{"))
+    path, report, skipped = newest_readable(history)
+    assert path == first and report["schema"] == SCHEMA
+    assert [line.split(": ")[0] for line in skipped] == [str(third), str(second)]
+    assert "truncated or not JSON" in skipped[0] and "truncated or not a report file" in skipped[1]
+    assert load_baseline(None, history)[0] == first and load_baseline("", history)[2] == skipped
+    assert load_baseline("1", history)[:1] == (first,) and load_baseline("1", history)[2] == []
+    with pytest.raises(BaselineError) as raised:
+        load_baseline("3", history)
+    assert str(raised.value).startswith(f"{third}: truncated or not JSON (")
+    assert str(raised.value).endswith(f"; it is history entry 3: name another entry (entries 1-3) or move the file "
+                                      f"out of {history}")
+    first.write_bytes(b"")
+    with pytest.raises(BaselineError) as raised:
+        newest_readable(history)
+    text = str(raised.value)
+    assert text.startswith(f"{history}: no entry can be read ({third}: truncated or not JSON")
+    assert all(str(p) in text for p in (first, second, third)) and "\n" not in text
+    assert f"move the unreadable entries out of {history}" in text
+    with pytest.raises(BaselineError, match="no saved run to compare with"):
+        newest_readable(tmp_path / "empty")
+
+
 # --------------------------------------------------------------------------------------- saving
 
 
@@ -146,8 +220,8 @@ def test_save_refuses_an_empty_name(tmp_path):
 
 
 def test_a_real_report_entry_is_small(tmp_path):
-    """reports/ holds figures, html, the latest report and the history in 5 MB: an entry must stay a
-    few percent of that for dozens of runs to fit."""
+    """An entry stays a small fraction of claims.json, so the history can hold many runs (README.md gives
+    the bound that tests/unit/test_readme.py checks)."""
     report = load_report(REFERENCE)
     assert report["run"]["selection"] == "full" and report["run"]["complete"]
     entry = save_run(report, tmp_path)
