@@ -15,6 +15,7 @@ import pytest
 from claims.evidence import _profiles
 from claims.evidence._registry import CLAIMS, unknown_claim_message
 from claims.report._compare import parse_rules
+from claims.report._figures import FIGURE_FORMATS
 from claims.report._history import BaselineError, entry_name, history_entries, load_report, resolve_baseline
 
 PARTIAL = "partial"
@@ -26,14 +27,16 @@ HISTORY = "history"
 @dataclass(frozen=True)
 class SessionOptions:
     """The checked options of a session: the Hypothesis profile, whether the controller writes the
-    claims report, the claims ``--claims`` selected (None: no selection), and the
-    ``--claims-compare`` baseline (its file and the report read from it) and failing rules."""
+    claims report, the claims ``--claims`` selected (None: no selection), the
+    ``--claims-compare`` baseline (its file and the report read from it) and failing rules, and the
+    formats figures are written in (``--claims-figure-formats``)."""
 
     profile: str
     report: bool
     selected: set[str] | None
     baseline: tuple[Path, dict] | None = None
     rules: list = field(default_factory=list)
+    figure_formats: tuple[str, ...] = ("png",)
 
 
 def checked_options(config: pytest.Config) -> SessionOptions:
@@ -48,6 +51,7 @@ def checked_options(config: pytest.Config) -> SessionOptions:
             f"--hypothesis-profile={profile}: not a profile of this suite; one of {', '.join(_profiles.PROFILES)}"
         )
     selected = selected_claims(config)
+    formats = figure_formats(config)
     baseline, rules = None, []
     if not worker:
         if report:
@@ -62,7 +66,21 @@ def checked_options(config: pytest.Config) -> SessionOptions:
             config.getoption("claims_save") is not None or config.getoption("claims_autosave")
         ):
             raise pytest.UsageError("--claims-save/--claims-autosave: nothing to save with --no-claims-report")
-    return SessionOptions(profile, report, selected, baseline, rules)
+    return SessionOptions(profile, report, selected, baseline, rules, formats)
+
+
+def figure_formats(config: pytest.Config) -> tuple[str, ...]:
+    """--claims-figure-formats=png,svg,pdf: the formats claim tests render their figures in, PNG first and
+    always (claims.html embeds it); an unknown format is a usage error."""
+    option = config.getoption("claims_figure_formats", None) or "png"
+    named = [kind.strip().lower() for kind in option.split(",") if kind.strip()]
+    unknown = [kind for kind in named if kind not in FIGURE_FORMATS]
+    if unknown:
+        raise pytest.UsageError(
+            f"--claims-figure-formats={option}: {', '.join(unknown)} is not a figure format; a comma-separated "
+            f"list of {', '.join(FIGURE_FORMATS)}"
+        )
+    return ("png", *dict.fromkeys(kind for kind in named if kind != "png"))
 
 
 def report_directory(config: pytest.Config) -> Path:
