@@ -23,11 +23,13 @@ SEVERITIES = (
     "sign or typo",
     "text inconsistency",
     "proof step wrong, statement holds",
+    "hypothesis not needed, statement holds",
 )
 """How bad an erratum is, worst first: the statement (or a formula it states) is false as printed; a
 constant or factor in it is wrong (the form is right); it needs a hypothesis it does not state; a sign
 or a symbol is wrong where the intent is clear from the text around it; two places of the text say
-different things; a step of the proof is wrong while the statement holds."""
+different things; a step of the proof is wrong while the statement holds; a hypothesis it states is not
+needed (no error: the statement holds more generally, and the proof shows it)."""
 
 LOCATION_KINDS = ("statement", "hypothesis", "constant", "equation", "proof step", "text")
 """What kind of place an erratum is at: a statement, a hypothesis (of a statement, or a definition it

@@ -21,6 +21,7 @@ from claims import (
     check_property,
     check_rejected,
     declare_verdict,
+    record_erratum,
     gamma,
     record_note,
 )
@@ -167,6 +168,16 @@ def test_polar_decomposition_of_gradient_flow(instance, radius):
         tolerance * direction_scale * float(time_change),
         identity="d bar/ds = -(I - bar bar^T) grad L_0(bar)",
     )
+    record_erratum(
+        "BSJ25.A1-E2", severity="sign or typo", location_kind="equation", location="Section 2.1, the time change s(t)",
+        printed="s(t) = int_0^s ||theta(s1)||^{L-2} ds1",
+        corrected="s(t) = int_0^t ||theta(t1)||^{L-2} dt1 (ds/dt = ||theta||^{L-2}: the learning rate ||theta||^{2-L} "
+                  "the same sentence names, and the s-time dynamics that follow)",
+        counterexample={"L": depth, "||theta||": float(r), "d||theta||/dt": float(d_norm),
+                        "||theta||^{2-L} d||theta||/dt": float(time_change * d_norm),
+                        "-L ||theta|| L_0(theta_bar)": float(-depth * r * loss(bar))},
+        size=depth if depth > 2 else math.inf,  # at L = 2 the time change is the identity: show the smallest L > 2
+    )
     record_note(
         "Prop. A.1 at random theta (||theta|| in [1/4, 4]): jvp of ||.|| and of theta/||theta|| along "
         "-grad L_0 (torch.func) against the printed right-hand sides, and the s-time equations of Section "
@@ -208,6 +219,7 @@ def test_section_2_1_closed_forms():
     )
     check_property(printed_clock == 0, "the printed t(s) matches the printed ||theta(s)|| (same missing L)")
     point = {start: sp.Rational(1, 10), speed: sp.Rational(1, 2), s: sp.Rational(1, 4)}
+    slopes = {}
     for value in (2, 3, 4, 6):
         escape = lambda e, value=value: (
             e.subs(depth, value)
@@ -231,6 +243,7 @@ def test_section_2_1_closed_forms():
         check_rejected(
             scalar(slope), scalar(required), gamma(16) * abs(required), printed="||theta(s)||", L=value
         )
+        slopes[value] = (slope, required)
     declare_verdict(
         "verified-with-correction",
         correction=(
@@ -247,6 +260,20 @@ def test_section_2_1_closed_forms():
         "exponents the norm solves it, t(s) satisfies dt/ds = ||theta||^{2-L}, and both reproduce "
         "Prop. 2.2 exactly for L = 2, 3, 4, 6. An integration along a non-escape trajectory is left to "
         "BSJ25.P22."
+    )
+    smallest = min(slopes)
+    record_erratum(
+        "BSJ25.A1-E1", severity="constant or factor wrong", location_kind="equation",
+        location="Section 2.1, the closed forms of ||theta(s)|| and t(s)",
+        printed="||theta(s)|| = ||theta(0)|| exp(-int_0^s L_0(theta_bar(s1)) ds1); t(s) = ||theta(0)||^{2-L} int_0^s "
+                "exp((L-2) int_0^{s1} L_0(theta_bar(s2)) ds2) ds1",
+        corrected="||theta(s)|| = ||theta(0)|| exp(-L int_0^s L_0(theta_bar(s1)) ds1); t(s) = ||theta(0)||^{2-L} int_0^s "
+                  "exp(L (L-2) int_0^{s1} L_0(theta_bar(s2)) ds2) ds1: the solutions of the s-time equation "
+                  "d||theta||/ds = -L ||theta|| L_0(theta_bar) printed just above (the printed ones leave the residual "
+                  "(L-1) L_0 ||theta||)",
+        counterexample={"L": smallest, "escape direction": f"L_0(theta_bar) = -{point[speed]}, ||theta(0)|| = {point[start]}, s = {point[s]}",
+                        "d/ds of the printed ||theta(s)||": slopes[smallest][0],
+                        "-L ||theta(s)|| L_0 (the s-time equation)": slopes[smallest][1]},
     )
 
 
