@@ -533,7 +533,7 @@ def p34_drawn_case(instance, reading: str) -> tuple[P34Case, dict]:
 @P34
 def test_most_layers_are_near_rank_one():
     """The corrected statement (X as layer 0, l = 0..L-1, the proof's reading) and the proof's chain."""
-    tightest = {}
+    tightest, proof_line = {}, {}
 
     @given(p34_instances())
     def run(instance):
@@ -542,10 +542,14 @@ def test_most_layers_are_near_rank_one():
         case, details = p34_drawn_case(instance, INPUT_AS_LAYER_0)
         check_property(len(case.ratios) == depth, "the statement counts L layers", layers=list(case.layers))
         _, post = forward(weights, x)
-        log_ratios = sum(
-            2 * math.log(float(frobenius(post[l])) / float(torch.linalg.matrix_norm(post[l], ord=2)))
-            for l in case.layers
-        )
+        terms = {l: 2 * math.log(float(frobenius(post[l])) / float(torch.linalg.matrix_norm(post[l], ord=2)))
+                 for l in case.layers}
+        log_ratios = sum(terms.values())
+        if 0 in terms and terms[0] > 1e-6 and depth < proof_line.get("L", math.inf):
+            proof_line.update({"L": depth, "family": family, "layer 0 (X) term 2 log(||X||_F / ||X||_op)": terms[0],
+                               "sum over l = 1..L-1 (the log line)": log_ratios - terms[0],
+                               "sum over l = 0..L-1 (the product)": log_ratios,
+                               "2 log(||X||_F ||G||_F / s_0)": 2 * case.log_gain})
         check_inequality(
             log_ratios,
             2 * case.log_gain,
@@ -592,6 +596,15 @@ def test_most_layers_are_near_rank_one():
         f"tightest had relative slack {t['relative']:.3g} ({t['family']}, depth {t['depth']}, p = {t['p']}, "
         f"ratio {t['ratio']:.3g} vs bound {t['bound']:.3g})."
     )
+    record_erratum(
+        "BSJ25.P34-E3", severity="sign or typo", location_kind="proof step",
+        location="Proposition A.4, proof, 'Taking the log on both sides'",
+        printed="sum_{l=1}^{L-1} log ||Z^sigma_l||_F^2 - log ||Z^sigma_l||_op^2 <= log(||Z^sigma_0||_F^2 ||G||_F^2 / "
+                "Tr[G^T Z_L]^2)",
+        corrected="sum_{l=0}^{L-1} ...: the product the line takes the log of runs over l = 0..L-1; summed from l = 1 "
+                  "only L - 1 layers are counted, too few for the conclusion's (1-p)L when p < 1/L",
+        counterexample=proof_line,
+    )
 
 
 @P34
@@ -600,7 +613,7 @@ def test_printed_statement_over_the_network_layers():
     where it holds are checked with check_inequality, cases where it fails are recorded as
     counterexamples; every masked-output network must be one."""
     tally = {"cases": 0, "counterexamples": 0, "masked": 0, "random failures": 0, "hidden short": 0}
-    worst = {}
+    worst, smallest = {}, {}
 
     @given(p34_instances())
     def run(instance):
@@ -624,6 +637,10 @@ def test_printed_statement_over_the_network_layers():
             tally["masked" if family == "masked output" else "random failures"] += 1
             if excess > worst.get("excess", -math.inf):
                 worst.update(excess=excess, ratio=case.mth_smallest, bound=case.bound, **details)
+            if depth < smallest.get("depth", math.inf):
+                smallest.clear()
+                smallest.update(details, **{"layers counted": "l = 1..L", "ceil((1-p)L)-th smallest ratio": case.mth_smallest,
+                                            "bound 2 log(||X|| ||G|| / s_0) / (pL)": case.bound})
         else:
             check_inequality(
                 case.mth_smallest,
@@ -639,6 +656,17 @@ def test_printed_statement_over_the_network_layers():
     run()
     assert tally["masked"] > 0, f"no masked-output network among the draws: {tally}"
     declare_verdict("verified-with-correction", correction=P34_CORRECTION)
+    record_erratum(
+        "BSJ25.P34-E1", severity="statement false as printed", location_kind="statement",
+        location="Proposition 3.4 / A.4, the layers counted (read as the network's layers l = 1..L)",
+        printed="there are at least (1-p)L layers that are approximately rank 1 in the sense that sum_{i>=2} "
+                "s_i^2(Z^sigma_l) / sum_i s_i^2(Z^sigma_l) <= 2 log(||X||_F ||G||_F / s_0) / (pL)",
+        corrected="at least (1-p)L of X = Z^sigma_0, Z^sigma_1, .., Z^sigma_{L-1} (l = 0..L-1, the proof's product "
+                  "prod_{l=0}^{L-1}): over the network's layers l = 1..L, Z^sigma_L = relu(Z_L) is not in the proof's "
+                  "chain, and for p < 1/L (all L layers required) its ratio 1/2 on masked-output networks beats bounds "
+                  "below 0.3",
+        counterexample=smallest,
+    )
     w = worst
     record_note(
         "Printed Prop. 3.4 / A.4 over the network's layers l = 1..L (Section 2 defines Z^s_l 'at the l-th "
@@ -659,12 +687,17 @@ def test_printed_statement_over_the_hidden_layers():
     activations its ReLUs produce): when p < 1/L the statement asks for ceil((1-p)L) = L layers of the
     L - 1 that exist, a counterexample by count; otherwise the ratios are judged as in the other readings."""
     tally = {"cases": 0, "too few layers": 0, "ratio failures": 0}
+    smallest = {}
 
     @given(p34_instances())
     def run(instance):
         case, details = p34_drawn_case(instance, HIDDEN_LAYERS)
         tally["cases"] += 1
         statement = "ceil((1-p)L)-th smallest ratio over l = 1..L-1 <= 2 log(||X|| ||G|| / s_0) / (pL)"
+        if case.required > len(case.layers) and details["depth"] < smallest.get("depth", math.inf):
+            smallest.clear()
+            smallest.update(details, **{"layers counted": "l = 1..L-1", "hidden layers": len(case.layers),
+                                        "layers required ceil((1-p)L)": case.required})
         if case.required > len(case.layers):
             # a count against a count fixed by p and L (no range to state): fails by count when p < 1/L
             check_inequality_rejected(
@@ -694,6 +727,14 @@ def test_printed_statement_over_the_hidden_layers():
     run()
     assert tally["too few layers"] > 0, f"no p < 1/L among the draws: {tally}"
     declare_verdict("verified-with-correction", correction=P34_CORRECTION)
+    record_erratum(
+        "BSJ25.P34-E2", severity="statement false as printed", location_kind="statement",
+        location="Proposition 3.4 / A.4, the layers counted (read as the hidden layers l = 1..L-1)",
+        printed="there are at least (1-p)L layers that are approximately rank 1",
+        corrected="at least (1-p)L of X = Z^sigma_0, Z^sigma_1, .., Z^sigma_{L-1} (l = 0..L-1): the hidden layers alone "
+                  "are L - 1 < (1-p)L when p < 1/L",
+        counterexample=smallest,
+    )
     record_note(
         "Printed Prop. 3.4 / A.4 over the hidden layers l = 1..L-1: of "
         f"{tally['cases']} examples, {tally['too few layers']} ask for more layers than the L - 1 that exist "
@@ -876,9 +917,33 @@ def test_printed_equality_and_output_layer(instance):
         norm_tolerance * 4,
         identity="||theta'||^2 = L + k - sum_i (||W_{L,.i}|| - ||W_{L-1,i.}||)^2",
     )
+    size = depth + extra + sum(new_widths)
+    record_erratum(
+        "BSJ25.P32-E1", severity="proof step wrong, statement holds", location_kind="proof step",
+        location="Proposition 3.2 / A.3, the construction of the proof of A.3",
+        printed="we can construct a network of depth L + k ... with parameters theta' that satisfies ||theta'||^2 = "
+                "L + k and L_0(theta') <= L_0(theta) (the construction: W_L made rank one, then rank-one layers)",
+        corrected="the construction as written gives ||theta'||^2 = L + k - sum_i (||W_{L,.i}|| - ||W_{L-1,i.}||)^2 <= "
+                  "L + k (as the proof's last line says); theta'' = sqrt((L+k) / ||theta'||^2) theta' has ||theta''||^2 "
+                  "= L + k and L_0(theta'') <= L_0(theta') <= L_0(theta), since L_0(theta') < 0 and L_0 is "
+                  "(L+k)-homogeneous",
+        counterexample={"L": depth, "k": extra, "widths added": list(new_widths), "||theta'||^2": squared,
+                        "L + k": depth + extra, "sum_i (||W_{L,.i}|| - ||W_{L-1,i.}||)^2": imbalance},
+        size=size,
+    )
     if float(output.min()) < -loss_tolerance(deeper, x, g):
         check_rejected(
             output, torch.relu(output), loss_tolerance(deeper, x, g), printed="Z_{L+k} = Z^s_{L+k}"
+        )
+        record_erratum(
+            "BSJ25.P32-E2", severity="statement false as printed", location_kind="statement",
+            location="Proposition 3.2 / A.3, 'Z_L' = Z^sigma_L' for all L' > L'",
+            printed="in the deeper network, ... Z_{L'} = Z^sigma_{L'} for all L' > L",
+            corrected="for the hidden layers L <= L' < L + k (L' = L included); not at the linear output L' = L + k, "
+                      "where Z_{L+k} = c^2 Wbar_{L,.i*} relu(..) has negative entries when the chosen column of W_L does",
+            counterexample={"L": depth, "k": extra, "smallest entry of Z_{L+k}": float(output.min()),
+                            "negative entries of Z_{L+k}": int((output < 0).sum()), "entries": output.numel()},
+            size=size,
         )
     declare_verdict(
         "verified-with-correction",

@@ -31,7 +31,8 @@ def test_a_good_record_is_kept_with_its_claim_and_paper():
 
 def test_the_vocabularies():
     assert SEVERITIES == ("statement false as printed", "constant or factor wrong", "hypothesis missing",
-                          "sign or typo", "text inconsistency", "proof step wrong, statement holds")
+                          "sign or typo", "text inconsistency", "proof step wrong, statement holds",
+                          "hypothesis not needed, statement holds")
     assert LOCATION_KINDS == ("statement", "hypothesis", "constant", "equation", "proof step", "text")
 
 
