@@ -137,7 +137,7 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
                 f"- Recorded by: {', '.join(f'`{n}`' for n in e.get('nodeids', []))}",
                 "",
             ]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"
 
 
 def errata_html(report: dict[str, Any]) -> str:
