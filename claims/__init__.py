@@ -24,6 +24,7 @@ _EXPORTS = {
         "OutsideClaimTest",
         "declare_verdict",
         "finding",
+        "record_erratum",
         "record_case",
         "record_degenerate",
         "record_note",

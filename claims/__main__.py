@@ -2,7 +2,10 @@
 ``python -m claims citation-references [--update CITATION.cff]`` prints (or writes into the file) the
 ``references`` of CITATION.cff, rendered from the paper records; ``python -m claims cite [REPORT]``
 prints how to cite a report (refusing a partial or incomplete run's); ``python -m claims compare OLD NEW``
-compares two claims reports (a partial one on the claims it selected) and exits 1 on a regression."""
+compares two claims reports (a partial one on the claims it selected) and exits 1 on a regression;
+``python -m claims errata [REPORT]`` prints a report's errata sheet (errata.md) and ``python -m claims latex
+[REPORT]`` its verdicts and errata as LaTeX tables (REPORT: default reports/claims.json; a history entry's
+.json.gz will do)."""
 
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ from claims.report._compare import (
 )
 from claims.report._cff import cff_references_text, with_references
 from claims.report._citation import citation_text
+from claims.report._errata import render_errata_markdown
 from claims.report._history import BaselineError, load_baseline, load_report
+from claims.report._latex import render_latex
 from claims.evidence._registry import PAPER_RECORDS, render_inventory
 
 _COMPARE = """Compare two claims reports: a report file (.json, or a history entry's .json.gz) or the number
@@ -84,6 +89,20 @@ def _citation_references(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFAULT_REPORT = "reports/claims.json"
+
+
+def _render(args: argparse.Namespace) -> int:
+    """Print the errata sheet or the LaTeX tables of one report; 2 (one ``error:`` line) on a bad report."""
+    try:
+        report = load_report(args.report)
+    except BaselineError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render_errata_markdown(report) if args.command == "errata" else render_latex(report))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m claims", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -111,7 +130,14 @@ def main(argv: list[str] | None = None) -> int:
         "--history", default="reports/history", metavar="DIR",
         help="where entry numbers are looked up (default: reports/history)",
     )
+    for name, text in (("errata", "print a report's errata sheet (the Markdown of errata.md)"),
+                       ("latex", "print a report's verdicts and errata as LaTeX tables (booktabs), with its digest")):
+        command = commands.add_parser(name, help=text, description=text)
+        command.add_argument("report", nargs="?", default=DEFAULT_REPORT, metavar="REPORT",
+                             help=f"a report file (.json, or a history entry's .json.gz; default: {DEFAULT_REPORT})")
     args = parser.parse_args(argv)
+    if args.command in ("errata", "latex"):
+        return _render(args)
     if args.command == "compare":
         return _compare(args)
     if args.command == "citation-references":

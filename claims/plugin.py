@@ -21,14 +21,15 @@ import pytest
 from hypothesis import settings
 
 from claims.evidence import _profiles
-from claims.evidence._record import collecting
+from claims.evidence._erratum import ErratumError
+from claims.evidence._record import collecting, missing_erratum
 from claims.evidence._registry import CLAIMS, unknown_claim_message
 from claims.report._json import dumps
 from claims.report._suite import CONTROL
 from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, claim_meta, exception_notes, is_violation
 from claims.session._collection import ClaimFilter, SelectionTracker
 from claims.session._html_rows import HtmlRows
-from claims.session._options import checked_options
+from claims.session._options import checked_options, figure_formats
 from claims.session._provenance import run_label
 from claims.session._reporter import ClaimsReporter
 from claims.session._workers import MANIFESTS, SEED, limit_threads
@@ -48,6 +49,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "before plugin options are known, so a separate DIR would be taken for a test path",
     )
     group.addoption("--no-claims-report", action="store_true", help="do not write the claims report")
+    group.addoption(
+        "--claims-figure-formats",
+        default="png",
+        metavar="FORMATS",
+        help="the formats of the report's figures, comma-separated from png, svg, pdf (default: png; PNG is always "
+        "written, claims.html embeds it): e.g. --claims-figure-formats=png,svg,pdf writes figures/NAME.svg and "
+        ".pdf beside figures/NAME.png for a write-up",
+    )
     group.addoption(
         "--claims",
         default=None,
@@ -158,9 +167,14 @@ def pytest_runtest_call(item: pytest.Item):
     if claim_meta(item) is None:
         return (yield)
     meta = claim_meta(item)
-    with collecting(claim_ids=meta["ids"], control=meta["role"] == CONTROL) as evidence:
+    formats = figure_formats(item.config)
+    with collecting(claim_ids=meta["ids"], control=meta["role"] == CONTROL, figure_formats=formats) as evidence:
         try:
-            return (yield)
+            result = yield
+            missing = missing_erratum(evidence)
+            if missing:  # every correction is an entry of the errata sheet
+                raise ErratumError(missing)
+            return result
         except BaseException as exc:
             if is_violation(exc):
                 evidence.violation = str(exc).splitlines()[0][:500] if str(exc) else type(exc).__name__

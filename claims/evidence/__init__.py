@@ -13,8 +13,9 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "._record": (
         "ClaimViolation", "NonFiniteEvidence", "OutsideClaimTest", "count_cases_as", "declare_verdict", "finding",
         "keep_series_rows", "one_case",
-        "record_case", "record_degenerate", "record_note", "record_series", "recorded_series",
+        "record_case", "record_degenerate", "record_erratum", "record_note", "record_series", "recorded_series",
     ),
+    "._erratum": ("ErratumError", "LOCATION_KINDS", "SEVERITIES"),
     "._trend": ("Trend", "TrendRule", "permuted_levels", "trend_test"),
     "._registry": ("CLAIMS", "PAPERS", "PAPER_RECORDS", "get_claim"),
     "._paper": ("Claim", "Paper", "PaperRecordError"),

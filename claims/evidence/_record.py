@@ -29,6 +29,8 @@ from typing import Any, Iterator
 from hypothesis.control import current_build_context
 from hypothesis.errors import InvalidArgument
 
+from claims.evidence._erratum import CONTENT, ErratumError, differing_fields, erratum_record
+
 VERDICTS = (
     "verified",
     "verified-with-correction",
@@ -154,10 +156,12 @@ class TestEvidence:
     series: list[dict[str, Any]] = field(default_factory=list)
     trends: list[dict[str, Any]] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
+    errata: list[dict[str, Any]] = field(default_factory=list)
     series_limits: dict[str, int | None] = field(default_factory=dict, repr=False)
     claim_ids: list[str] | None = field(default=None, repr=False)
     control: bool = field(default=False, repr=False)
     is_finding: bool = field(default=False, repr=False)
+    figure_formats: tuple[str, ...] = field(default=("png",), repr=False)
     _example: object = field(default=None, repr=False)
     _example_degenerate: bool | None = field(default=None, repr=False)
     _example_informative: bool = field(default=False, repr=False)
@@ -166,6 +170,7 @@ class TestEvidence:
     _example_why: list[str] = field(default_factory=list, repr=False)
     _example_units: int = field(default=1, repr=False)
     _informative_sides: set[str] = field(default_factory=set, repr=False)
+    _erratum_sizes: dict[str, float | None] = field(default_factory=dict, repr=False)
 
     def _enter_case(self, degenerate: bool, uninformative: str | None, units: int, violates: bool) -> None:
         """Count checks into cases: every check inside one Hypothesis example is one case, which is
@@ -297,8 +302,29 @@ class TestEvidence:
                 "series_dropped": series_dropped,
                 "trends": self.trends,
                 "figures": self.figures,
+                "errata": self.errata,
             }
         )
+
+    def add_erratum(self, record: dict[str, Any], size: float | None = None) -> None:
+        """Keep an erratum record (``claims.evidence._erratum``). The same ID again (a Hypothesis test
+        records it in every example that shows it) must have the same text; its counterexample replaces
+        the kept one when ``size`` is smaller (without sizes, the first is kept)."""
+        kept = next((r for r in self.errata if r["id"] == record["id"]), None)
+        if kept is None:
+            self.errata.append(record)
+            self._erratum_sizes[record["id"]] = size
+            return
+        differ = differing_fields(kept, record, tuple(f for f in CONTENT if f != "counterexample"))
+        if differ:
+            raise ErratumError(
+                f"erratum {record['id']} recorded twice in one test with different {', '.join(differ)}: "
+                "an erratum ID names one error"
+            )
+        old = self._erratum_sizes.get(record["id"])
+        if size is not None and (old is None or size < old):
+            kept["counterexample"] = record["counterexample"]
+            self._erratum_sizes[record["id"]] = size
 
 
 def _test_evidence() -> TestEvidence:
@@ -358,11 +384,15 @@ _target_labels: tuple[object, dict[str, int]] = (None, {})
 
 
 @contextmanager
-def collecting(claim_ids: list[str] | None = None, control: bool = False) -> Iterator[TestEvidence]:
+def collecting(
+    claim_ids: list[str] | None = None, control: bool = False, figure_formats: tuple[str, ...] = ("png",),
+) -> Iterator[TestEvidence]:
     """Collect the evidence of one test call (nested pytester sessions push their own);
     ``claim_ids``: the claims the test evidences (figures are labelled with them); ``control``: the
-    test is a negative control (a rejection counts only where the check could have accepted)."""
-    evidence = TestEvidence(claim_ids=list(claim_ids) if claim_ids is not None else None, control=control)
+    test is a negative control (a rejection counts only where the check could have accepted);
+    ``figure_formats``: what its figures are rendered as (PNG always; SVG and PDF beside it on request)."""
+    evidence = TestEvidence(claim_ids=list(claim_ids) if claim_ids is not None else None, control=control,
+                            figure_formats=tuple(figure_formats))
     _stack.append(evidence)
     try:
         yield evidence
@@ -478,6 +508,42 @@ def record_note(text: str) -> None:
     notes = current("record_note").notes
     if text not in notes:
         notes.append(text)
+
+
+def record_erratum(
+    erratum_id: str, *, severity: str, location_kind: str, location: str, printed: str, corrected: str,
+    counterexample: str | dict[str, Any] | None, size: float | None = None,
+) -> None:
+    """Record an error of the paper that this test shows, for the errata sheet (``reports/errata.md``).
+
+    ``erratum_id``: ``<claim ID>-E<n>`` (``BSJ25.P22-E1``), stable across runs, naming the claim it links
+    to (one of the test's own; the paper follows from it); ``severity``: one of
+    ``claims.evidence._erratum.SEVERITIES`` ("statement false as printed", "constant or factor wrong",
+    "hypothesis missing", "sign or typo", "text inconsistency", "proof step wrong, statement holds");
+    ``location_kind``: one of ``LOCATION_KINDS`` (statement, hypothesis, constant, equation, proof step,
+    text); ``location``: where, as the paper numbers it ("Proposition 2.2, Eq. (A.2)"); ``printed`` and
+    ``corrected``: the text as printed and as it should read; ``counterexample``: the smallest
+    counterexample's numbers as the test computed them (a short text or a dict; only a text
+    inconsistency may pass None). A test that records one ID again keeps the first counterexample, or
+    the one of the smallest ``size`` when it passes sizes; the rest of the record must not change.
+    ``ErratumError`` (a ``ValueError``) on a bad record; only inside a claim test (``OutsideClaimTest``)."""
+    current("record_erratum")
+    evidence = _test_evidence()
+    record = erratum_record(
+        erratum_id, severity=severity, location_kind=location_kind, location=location, printed=printed,
+        corrected=corrected, counterexample=plain(counterexample), claim_ids=evidence.claim_ids,
+    )
+    evidence.add_erratum(record, None if size is None else float(size))
+
+
+def missing_erratum(evidence: TestEvidence) -> str | None:
+    """Why a finished test's evidence is incomplete: it declared a correction but recorded no erratum
+    (every correction is an entry of the errata sheet); None when it is not. The plugin makes such a
+    test an error."""
+    if evidence.verdict == "verified-with-correction" and not evidence.errata:
+        return ("the test declared verified-with-correction but recorded no erratum: call record_erratum(...) "
+                "with the printed text, the correction and the counterexample's numbers")
+    return None
 
 
 def declare_verdict(verdict: str, correction: str | None = None) -> None:

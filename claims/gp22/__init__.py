@@ -17,6 +17,9 @@ from claims.gp22._architectures import (
 from claims.gp22._experiments import (
     Base, Design, DesignResult, DesignRunner, MEMO_SCALES, register,
 )
+from claims.gp22._losses import (
+    loss_value,
+)
 from claims.gp22._inputs import (
     collinear_inputs, collinearity, general_position_inputs,
 )
@@ -48,7 +51,7 @@ __all__ = [
     "DesignRunner", "ENGINES", "MEMO_SCALES", "RunConfig", "SampleGradients", "SearchResult",
     "Setting", "balanced_chain_point", "chain_network", "collinear_dead_point", "collinear_inputs",
     "collinearity", "dead_point", "fixed_first_layer_point", "general_position_inputs",
-    "interpolation_point", "label_free_judgement", "label_free_residual", "labels_for",
+    "interpolation_point", "label_free_judgement", "label_free_residual", "labels_for", "loss_value",
     "nonzero_witness", "random_starts", "register", "residual_network", "search",
     "skip_control_point", "stationary_inflection_point", "train", "with_labels",
 ]

@@ -1,5 +1,6 @@
 """The report layer: the report model (verdict rules, claim entries, digest), its Markdown and HTML
-renderings, figures, the citation block, run history and run comparison.
+renderings, the errata sheet, the LaTeX tables for a write-up, figures, the citation block, run history
+and run comparison.
 
 It reads the evidence layer; nothing below it imports it.
 """
@@ -19,6 +20,8 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "._parts": ("summary_line",),
     "._markdown": ("render_markdown",),
     "._html": ("render_html",),
+    "._errata": ("corrections_without_errata", "render_errata_markdown", "report_errata"),
+    "._latex": ("latex_escape", "render_latex"),
     "._write": ("write_report",),
     "._citation": ("citation_block", "content_digest"),
     "._history": ("load_report",),

@@ -32,6 +32,9 @@ the bytes of a true-color PNG)."""
 SIZE = (6.0, 4.0)
 WIDE = (9.0, 3.6)
 """Size (inches) of a one-panel figure and of a row of two or three panels."""
+FIGURE_FORMATS = ("png", "svg", "pdf")
+"""The formats a figure can be written in: PNG always (claims.html embeds it), SVG and PDF beside it when
+the run asks (``--claims-figure-formats=png,svg,pdf``), for a write-up."""
 RUN_LABEL = "CLAIMS_RUN_LABEL"
 """Environment variable with the run's label (e.g. "commit 1a2b3c4d5e6f (dirty), profile ci"), set
 by the plugin's controller before the workers start."""
@@ -74,7 +77,9 @@ def record_figure(figure: Any, name: str, *, caption: str, scale: str) -> dict[s
     "png_base64": ...}`` to the test's evidence under ``figures`` (a name used twice in one test gets
     a suffix -2, -3, ...); then free the figure (its axes and texts are dropped). Returns the entry. Only inside a claim test
     (``OutsideClaimTest`` elsewhere). Any ``matplotlib.figure.Figure`` will do; one without a
-    layout engine gets the fixed margins of ``MARGINS``, one with constrained layout keeps it."""
+    layout engine gets the fixed margins of ``MARGINS``, one with constrained layout keeps it. When the
+    running test asks for SVG or PDF too (``--claims-figure-formats``), the entry also has
+    ``"alternates_base64": {"svg": ..., "pdf": ...}``, written beside the PNG under its name."""
     current("record_figure")
     evidence = next(e for e in reversed(_stack) if not e.is_finding)
     try:
@@ -93,6 +98,7 @@ def record_figure(figure: Any, name: str, *, caption: str, scale: str) -> dict[s
         elif "rect" in engine.get():
             engine.set(rect=(0, footer / height, 1, 1 - footer / height))
         png = _render(figure)
+        alternates = {kind: _render_vector(figure, kind) for kind in evidence.figure_formats if kind != "png"}
     finally:
         _free(figure)
     used = {entry["name"] for entry in evidence.figures}
@@ -102,6 +108,8 @@ def record_figure(figure: Any, name: str, *, caption: str, scale: str) -> dict[s
         k += 1
         unique = f"{base}-{k}"
     entry = {"name": unique, "caption": caption, "png_base64": base64.b64encode(png).decode("ascii")}
+    if alternates:
+        entry["alternates_base64"] = {kind: base64.b64encode(data).decode("ascii") for kind, data in alternates.items()}
     evidence.figures.append(entry)
     return entry
 
@@ -142,6 +150,22 @@ def _render(figure) -> bytes:
     out = io.BytesIO()
     image.quantize(colors=COLORS_KEPT, method=Image.Quantize.FASTOCTREE).save(out, format="PNG")
     return out.getvalue()
+
+
+_VECTOR_METADATA = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
+"""No dates in the files, and (``svg.hashsalt``) no random ids: the same figure gives the same bytes."""
+
+
+def _render_vector(figure, kind: str) -> bytes:
+    """The figure as SVG or PDF (``kind``), reproducibly."""
+    if kind not in _VECTOR_METADATA:
+        raise ValueError(f"a figure is written as one of {FIGURE_FORMATS}, not {kind!r}")
+    from matplotlib import rc_context
+
+    buffer = io.BytesIO()
+    with rc_context({"svg.hashsalt": "lowrank-claims"}):
+        figure.savefig(buffer, format=kind, metadata=_VECTOR_METADATA[kind])
+    return buffer.getvalue()
 
 
 def png_bytes(entry: Mapping[str, str]) -> bytes:

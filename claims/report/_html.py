@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from claims.report._citation import citation_html
+from claims.report._errata import HTML_ANCHOR, claim_errata_line, errata_html, report_errata
 from claims.report._model import report_digest
 from claims.report._parts import (
     LEGEND,
@@ -68,6 +69,7 @@ td code { word-break: break-all; }
 figure { margin: 1rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: 0.9em; color: #444; }
 details > summary { cursor: pointer; }
+.erratum h4 { margin-bottom: 0.2rem; }
 .statement { background: #f8f8fb; border-left: 3px solid #99a; padding: 0.3rem 0.7rem; }
 """
 
@@ -140,6 +142,9 @@ def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None
     out += [f"<p>{HTML.join(counterexample_parts(ce))}</p>" for ce in c["counterexamples"]]
     if c["correction"]:
         out.append(f"<p>Correction: {_escape(c['correction'])}</p>")
+    if claim_errata_line(c):
+        links = ", ".join(f'<a href="#{_escape(e["id"])}">{_escape(e["id"])}</a>' for e in c["errata"])
+        out.append(f"<p>Errata ({links}): {_escape(claim_errata_line(c).removeprefix('Errata: '))}</p>")
     if c["evidence"]:
         table = _table(TEST_HEADER, [test_cells(t, HTML) for t in c["evidence"]], raw=True)
         opened = " open" if len(c["evidence"]) <= OPEN_TESTS else ""
@@ -168,7 +173,9 @@ def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | No
         f"<p>{HTML.join(LEGEND)}</p>",
         _summary_table(report),
         *(f"<p>{_escape(line)}</p>" for line in unlisted_lines(report)),
+        f'<p><a href="#{HTML_ANCHOR}">Errata</a>: {len(report_errata(report))} errors of the papers, after the claims.</p>',
         *(_claim_section(c, figures) for c in report["claims"]),
+        errata_html(report),
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

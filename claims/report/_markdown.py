@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from claims.report._citation import citation_markdown
+from claims.report._errata import ERRATA_FILE, claim_errata_line, report_errata
 from claims.report._model import report_digest
 from claims.report._parts import (
     LEGEND,
@@ -52,6 +53,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["", md(papers_parts(report)), "", md(LEGEND), ""]
     lines += _table(SUMMARY_HEADER, (summary_cells(c) for c in report["claims"]))
     lines += [line for text in unlisted_lines(report) for line in ("", text)]
+    lines += ["", f"Errata: {len(report_errata(report))} errors of the papers, listed in [{ERRATA_FILE}]({ERRATA_FILE})."]
     lines.append("")
     for c in report["claims"]:
         if not shows_section(c):
@@ -67,6 +69,8 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines += ["", md(counterexample_parts(ce))]
         if c["correction"]:
             lines += ["", f"Correction: {c['correction']}"]
+        if claim_errata_line(c):
+            lines += ["", claim_errata_line(c)]
         lines += [""] + _table(TEST_HEADER, (test_cells(t, MARKDOWN) for t in c["evidence"]))
         for name, f in c["findings"].items():
             lines += ["", md(finding_parts(name, f))]

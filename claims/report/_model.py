@@ -41,6 +41,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from claims.evidence._erratum import differing_fields, erratum_number
 from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
 from claims.report._citation import DIGEST_OF, content_digest, not_citable_because
@@ -79,6 +80,8 @@ class Figure:
     name: str
     caption: str
     png: bytes = field(repr=False)
+    alternates: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+    """The same figure as SVG or PDF, by format, when the run asked for them (written beside the PNG)."""
 
 
 def _safe(text: str) -> str:
@@ -100,6 +103,11 @@ def figure_path(claim_ids: Iterable[str], nodeid: str, name: str, hashed: bool =
     return f"{FIGURES}/{stem}.png"
 
 
+def alternate_path(path: str, kind: str) -> str:
+    """Where a figure's SVG or PDF goes: beside its PNG, ``figures/<stem>.<kind>``."""
+    return f"{path.removesuffix('.png')}.{kind}"
+
+
 def figure_paths(records: Iterable[TestRecord]) -> dict[tuple[str, str], str]:
     """{(nodeid, figure name): path} for every figure of ``records``; paths that two figures would
     share (two modules with one test name, names that differ only in unsafe characters) get the hash."""
@@ -110,8 +118,8 @@ def figure_paths(records: Iterable[TestRecord]) -> dict[tuple[str, str], str]:
 
 
 class Report(dict):
-    """The report: a plain dict of JSON data, and ``figure_bytes`` {path: PNG bytes}, the side table of
-    the figures it lists (an attribute, so that the dict, its JSON and its comparisons hold no PNG)."""
+    """The report: a plain dict of JSON data, and ``figure_bytes`` {path: PNG bytes, and the SVG or PDF
+    bytes under ``alternate_path`` when the run asked for them}, the side table of the figures it lists (an attribute, so that the dict, its JSON and its comparisons hold no PNG)."""
 
     figure_bytes: dict[str, bytes]
 
@@ -144,7 +152,8 @@ class TestRecord:
             return evidence or {}
         evidence = dict(evidence)
         self.figures = [
-            Figure(f["name"], f.get("caption", ""), base64.b64decode(f["png_base64"]) if f.get("png_base64") else b"")
+            Figure(f["name"], f.get("caption", ""), base64.b64decode(f["png_base64"]) if f.get("png_base64") else b"",
+                   {kind: base64.b64decode(data) for kind, data in (f.get("alternates_base64") or {}).items()})
             for f in evidence.pop("figures") or []
         ]
         return evidence
@@ -288,6 +297,31 @@ def _findings(checks: list[TestRecord]) -> dict[str, Any]:
     return out
 
 
+def claim_errata(claim_id: str, tests: list[TestRecord]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The errata of claim ``claim_id`` that its passed tests recorded (``claims.record_erratum``), each
+    once with the tests that recorded it (``nodeids``), sorted by ID; and a sentence per ID that two tests
+    recorded with different contents (an error of the suite). ``tests`` in nodeid order."""
+    merged: dict[str, dict[str, Any]] = {}
+    conflicts: list[str] = []
+    for t in tests:
+        if t.outcome != "passed":
+            continue
+        for record in t.evidence.get("errata") or []:
+            if record.get("claim") != claim_id:
+                continue  # a test of several claims: the erratum belongs to another of them
+            kept = merged.get(record["id"])
+            if kept is None:
+                merged[record["id"]] = {**record, "nodeids": [t.nodeid]}
+                continue
+            differ = differing_fields(kept, record)
+            if differ:
+                conflicts.append(f"Erratum {record['id']} was recorded with different {', '.join(differ)} by "
+                                 f"{', '.join(kept['nodeids'])} and {t.nodeid}: an erratum ID names one error.")
+            elif t.nodeid not in kept["nodeids"]:
+                kept["nodeids"].append(t.nodeid)
+    return [merged[i] for i in sorted(merged, key=erratum_number)], conflicts
+
+
 def claim_entry(
     claim: Claim,
     tests: list[TestRecord],
@@ -392,6 +426,10 @@ def claim_entry(
     if why and verdict in ("verified", "verified-with-correction", "refuted") and not refuted_by_a_check:
         verdict = "inconclusive"
 
+    errata, conflicts = claim_errata(claim.id, tests)
+    if conflicts:  # one erratum ID, two contents: the suite contradicts itself, whatever the checks said
+        verdict = "error"
+        why += conflicts
     corrections = list(dict.fromkeys(t.evidence["correction"] for t in finished if t.evidence.get("correction")))
     worst = nearest_to_violating([t.evidence["holding"] for t in checks if t.evidence.get("holding")])
     counterexample = nearest_to_acceptance(
@@ -434,6 +472,7 @@ def claim_entry(
             for t in failed
         ],
         "findings": _findings(checks),
+        "errata": errata,
         "trends": [{"nodeid": t.nodeid, **trend} for t in checks for trend in t.evidence.get("trends", [])],
         "figures": [{**f, "nodeid": t.nodeid} for t in tests for f in t.figure_entries(paths)],
         "evidence": [t.to_json(paths) for t in tests],
@@ -454,6 +493,8 @@ def build_report(
     claims = [claim_entry(CLAIMS[i], records, suites.get(i), paths) for i, records in by_claim.items()]
     summary = {verdict: sum(c["verdict"] == verdict for c in claims) for verdict in VERDICTS}
     figure_bytes = {paths[(r.nodeid, f.name)]: f.png for r in tests.values() for f in r.figures if f.png}
+    figure_bytes |= {alternate_path(paths[(r.nodeid, f.name)], kind): data
+                     for r in tests.values() for f in r.figures for kind, data in f.alternates.items()}
     why_not = not_citable_because({"run": run})
     return Report(
         {

@@ -15,7 +15,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "._claim_tests": ("EVIDENCE_PROPERTY", "META_PROPERTY", "claim_meta", "is_violation", "recorded_property"),
     "._collection": ("ClaimFilter", "SelectionTracker"),
     "._html_rows": ("HtmlRows", "evidence_line"),
-    "._options": ("SessionOptions", "checked_options"),
+    "._options": ("SessionOptions", "checked_options", "figure_formats"),
     "._provenance": ("VERSIONED", "git_state", "replay_command"),
     "._reporter": ("ClaimsReporter",),
     "._selection": ("Manifest", "claim_suites", "scan_suite"),

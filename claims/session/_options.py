@@ -17,6 +17,7 @@ import pytest
 from claims.evidence import _profiles
 from claims.evidence._registry import CLAIMS, unknown_claim_message
 from claims.report._compare import parse_rules
+from claims.report._figures import FIGURE_FORMATS
 from claims.report._history import BaselineError, entry_name, history_entries, load_baseline
 
 PARTIAL = "partial"
@@ -28,9 +29,10 @@ HISTORY = "history"
 @dataclass(frozen=True)
 class SessionOptions:
     """The checked options of a session: the Hypothesis profile, whether the controller writes the
-    claims report, the claims ``--claims`` selected (None: no selection), and the
-    ``--claims-compare`` baseline (its file and the report read from it), failing rules, and what the
-    terminal must say about the baseline (no saved run yet; unreadable entries skipped)."""
+    claims report, the claims ``--claims`` selected (None: no selection), the ``--claims-compare`` baseline
+    (its file and the report read from it), failing rules, what the terminal must say about the baseline
+    (no saved run yet; unreadable entries skipped), and the formats figures are written in
+    (``--claims-figure-formats``)."""
 
     profile: str
     report: bool
@@ -38,6 +40,7 @@ class SessionOptions:
     baseline: tuple[Path, dict] | None = None
     rules: list = field(default_factory=list)
     baseline_notes: list[str] = field(default_factory=list)
+    figure_formats: tuple[str, ...] = ("png",)
 
 
 def checked_options(config: pytest.Config) -> SessionOptions:
@@ -52,6 +55,7 @@ def checked_options(config: pytest.Config) -> SessionOptions:
             f"--hypothesis-profile={profile}: not a profile of this suite; one of {', '.join(_profiles.PROFILES)}"
         )
     selected = selected_claims(config)
+    formats = figure_formats(config)
     baseline, rules, notes = None, [], []
     if not worker:
         if report:
@@ -66,7 +70,21 @@ def checked_options(config: pytest.Config) -> SessionOptions:
             config.getoption("claims_save") is not None or config.getoption("claims_autosave")
         ):
             raise pytest.UsageError("--claims-save/--claims-autosave: nothing to save with --no-claims-report")
-    return SessionOptions(profile, report, selected, baseline, rules, notes)
+    return SessionOptions(profile, report, selected, baseline, rules, notes, formats)
+
+
+def figure_formats(config: pytest.Config) -> tuple[str, ...]:
+    """--claims-figure-formats=png,svg,pdf: the formats claim tests render their figures in, PNG first and
+    always (claims.html embeds it); an unknown format is a usage error."""
+    option = config.getoption("claims_figure_formats", None) or "png"
+    named = [kind.strip().lower() for kind in option.split(",") if kind.strip()]
+    unknown = [kind for kind in named if kind not in FIGURE_FORMATS]
+    if unknown:
+        raise pytest.UsageError(
+            f"--claims-figure-formats={option}: {', '.join(unknown)} is not a figure format; a comma-separated "
+            f"list of {', '.join(FIGURE_FORMATS)}"
+        )
+    return ("png", *dict.fromkeys(kind for kind in named if kind != "png"))
 
 
 def report_directory(config: pytest.Config) -> Path:

@@ -23,6 +23,7 @@ from claims import (
     declare_verdict,
     finding,
     gamma,
+    record_erratum,
     record_figure,
     record_note,
     record_series,
@@ -82,11 +83,17 @@ def judge_layers(ratios, bound_at, tolerance_at, statement, tally, **details):
                 check_inequality_rejected(value, bound, tolerance, lhs_range=RATIO_RANGE, statement=statement,
                                           reason="negative bound", **case)
                 tally["negative bound"] = tally.get("negative bound", 0) + 1
+                tally.setdefault("negative examples", []).append(
+                    {"instance": details.get("instance"), "L": depth, "layer": ratio.layer, "ratio": name,
+                     "value": value, "bound": bound})
             elif ratio.layer == depth and name in OUTPUT_ONLY and value > bound + tolerance:
                 check_inequality_rejected(value, bound, tolerance, lhs_range=RATIO_RANGE, statement=statement,
                                           reason="output layer", **case)
                 tally["output layer"] = tally.get("output layer", 0) + 1
                 tally.setdefault("output examples", []).append((details.get("instance"), name, value, bound))
+                tally.setdefault("output numbers", []).append(
+                    {"instance": details.get("instance"), "L": depth, "layer": ratio.layer, "ratio": name,
+                     "value": value, "bound": bound})
             elif ratio.layer == depth and name in OUTPUT_ONLY:
                 # the corrected statement leaves the output's activation ratios out: where the printed bound
                 # happens to hold there, that is no evidence for the correction, only a finding beside it
@@ -179,6 +186,38 @@ def test_theorem_31_at_computed_optima():
     assert tally.get("held non-vacuous"), f"no layer with a bound in [0, 1) was judged: {tally}"
     if tally.get("negative bound") or tally.get("output layer"):
         declare_verdict("verified-with-correction", correction=t31_correction(tally))
+    kind, instance, found = t31_optima()[0]
+    record_erratum(
+        "BSJ25.T31-E1", severity="sign or typo", location_kind="statement", location="Theorem 3.1 / A.7, the optimal speed s*",
+        printed="with optimal speed s* = min_{||theta||^2 = L} Tr[G^T f_theta(X)]",
+        corrected="s* = -min_{||theta||^2 = L} Tr[G^T f_theta(X)] > 0 (the speed of Definition 2.1): the printed minimum "
+                  "is negative at an escape direction, and c = a sqrt(2 log a), a = ||X||_F ||G||_F / s*, is then the "
+                  "root of the log of a negative number",
+        counterexample={"instance": instance.name, "min Tr[G^T f_theta(X)] on the sphere": -found.speed,
+                        "a = ||X|| ||G|| / s* with s* as printed": instance.data_norm / -found.speed,
+                        "a with s* = -min": instance.data_norm / found.speed,
+                        "c with s* = -min": t31_constant(instance.x, instance.g, found.speed)},
+    )
+    if tally.get("negative bound"):
+        record_erratum(
+            "BSJ25.T31-E2", severity="statement false as printed", location_kind="statement",
+            location="Theorem 3.1 / A.7, 'for all layers l'",
+            printed="for all layers l: each ratio <= 8 c l^{-1/2} / (1 - c l^{-1/2})",
+            corrected="for the layers l > c^2 only (c l^{-1/2} < 1, where the proof's application of Proposition 3.3 "
+                      "has s* - c l^{-1/2} > 0); for l < c^2 the bound is negative and every ratio (>= 0) exceeds it, "
+                      "and for c^2 < l <= 81 c^2 it is at least 1 (vacuous)",
+            counterexample=tally["negative examples"][0],
+        )
+    if tally.get("output layer"):
+        record_erratum(
+            "BSJ25.T31-E3", severity="statement false as printed", location_kind="statement",
+            location="Theorem 3.1 / A.7, the ratios of Z^sigma_l at l = L",
+            printed="for all layers l: sum_{i>=2} s_i^2(Z^sigma_l) / sum_i s_i^2(Z^sigma_l) and ||Z^sigma_l - Z_l||_F^2 "
+                    "/ ||Z_l||_F^2 <= 8 c l^{-1/2} / (1 - c l^{-1/2})",
+            corrected="for the hidden layers l = 1..L-1: the output Z_L = Y has no ReLU, and relu(Y) - Y is the negative "
+                      "part of Y, not small",
+            counterexample=tally["output numbers"][0],
+        )
     record_note(
         "Theorem 3.1 at computed optimal escape directions (best of 16 restarts, polished; per-layer numbers in the "
         "series), all three ratios at l = 1..L against 8 c l^{-1/2} / (1 - c l^{-1/2}), c = a sqrt(2 log a), "
@@ -299,6 +338,25 @@ def test_proposition_33_at_computed_minimizers():
     assert tally.get("held non-vacuous"), f"nothing judged against a bound below 1: {tally}"
     if tally.get("output layer") or tally.get("negative bound"):
         declare_verdict("verified-with-correction", correction=p33_correction(tally))
+    if tally.get("output layer"):
+        record_erratum(
+            "BSJ25.P33-E1", severity="statement false as printed", location_kind="statement",
+            location="Proposition 3.3 / A.5, the ratios of Z^sigma_l at l = L",
+            printed="for all l: sum_{i>=2} s_i^2(Z^sigma_l) / sum_i s_i^2(Z^sigma_l) and ||Z^sigma_l - Z_l||_F^2 / "
+                    "||Z_l||_F^2 <= 8 ||G||_F eps / (s* - ||G||_F eps)",
+            corrected="for the hidden layers l = 1..L-1 (the proof's product covers Z^sigma_{l-1}, l = 1..L): at the "
+                      "output Z_L = Y the network applies no ReLU, and relu(Y) - Y, the negative part of Y ~ -||u|| Gv "
+                      "v^T / ||Gv||, is not small",
+            counterexample=tally["output numbers"][0],
+        )
+    if tally.get("negative bound"):
+        record_erratum(
+            "BSJ25.P33-E2", severity="hypothesis missing", location_kind="hypothesis", location="Proposition 3.3 / A.5",
+            printed="||X||_F <= eps for some eps > 0",
+            corrected="... with s* > ||G||_F eps: otherwise the bound 8 ||G||_F eps / (s* - ||G||_F eps) is negative "
+                      "and every ratio (>= 0) exceeds it",
+            counterexample=tally["negative examples"][0],
+        )
     record_note(
         "Prop. 3.3 at computed minimizers (best of 16 restarts; the minimum over ||theta||^2 <= L is on the sphere "
         "since it is negative and L_0 is L-homogeneous), inputs u v^T + E, u, v >= 0, ||E||_F = eps, Gaussian G, "

@@ -21,6 +21,7 @@ from claims import (
     check_property,
     check_rejected,
     declare_verdict,
+    record_erratum,
     finding,
     gamma,
     record_note,
@@ -281,7 +282,7 @@ def test_norm_along_an_escape_direction():
     """From theta(t0) = rho (an optimal escape direction, residual at rounding level), the flow's
     direction stays rho / sqrt(L) and ||theta(t)|| follows the closed form with s L^{-L/2} to the
     integration tolerance; the printed form (with s) is a counterexample at every depth."""
-    worst = {}
+    worst, numbers = {}, {}
     for instance, found in p22_directions():
         if not found.smooth:
             continue
@@ -302,8 +303,25 @@ def test_norm_along_an_escape_direction():
                                            printed="||theta(t)|| = (R0^{2-L} + (2-L) L s t)^{1/(2-L)}", **details)
             smallest_printed, largest_exact = worst.get(depth, (math.inf, 0.0))
             worst[depth] = (min(smallest_printed, printed_error), max(largest_exact, error))
+            at = int(np.flatnonzero(mask)[-1])  # the last time before the printed form's own blow-up
+            numbers.setdefault((depth, scale), {
+                "L": depth, "s (Definition 2.1)": case["speed"], "||theta(t0)||": case["r0"], "t - t0": float(case["times"][at]),
+                "||theta(t)|| (DOP853)": float(case["norms"][at]), "corrected form (s L^{-L/2})": float(case["exact"][at]),
+                "printed form (s)": float(case["printed"][at]),
+            })
     assert len(worst) == len(P22_DEPTHS), f"a depth without a smooth escape direction: {sorted(worst)}"
     declare_verdict("verified-with-correction", correction=P22_CORRECTION)
+    record_erratum(
+        "BSJ25.P22-E1", severity="constant or factor wrong", location_kind="statement",
+        location="Proposition 2.2 / A.2, the norm ||theta(t)||",
+        printed="||theta(t)|| = (||theta(t0)||^{2-L} + (2-L) L s (t - t0))^{1/(2-L)} if L != 2, ||theta(t0)|| exp(2 s "
+                "(t - t0)) if L = 2, for theta(t0) = rho in L^{1/2} S^{P-1} with grad L_0(rho) = -s rho",
+        corrected="s replaced by the speed on the unit sphere -L_0(rho/||rho||) = s L^{-L/2}: (||theta(t0)||^{2-L} + "
+                  "(2-L) L^{1-L/2} s (t - t0))^{1/(2-L)} if L != 2, ||theta(t0)|| exp(s (t - t0)) if L = 2 (the proof "
+                  "takes L_0(theta_bar(t0)) = -s, but L_0(theta_bar) = L^{-L/2} L_0(rho) by homogeneity): the printed "
+                  "rate is L^{L/2} times too large",
+        counterexample=numbers[min(numbers)],
+    )
     record_note(
         "Prop. 2.2 against DOP853 (rtol 1e-12) from optimal escape directions of random positive inputs (smooth "
         f"optima, residual at rounding level), depths {list(P22_DEPTHS)}, G and 4 G: the direction stays put and "
@@ -409,7 +427,7 @@ def test_escape_time_and_output_bound():
     (error -> L^{-L/2} - 1); with the corrected speed its '+' form does. Along the flow (from escape
     directions and random starts) ||Y|| <= prod ||W_l||_op ||X|| <= (||theta|| / sqrt(L))^L ||X|| <=
     (r / sqrt(L))^L ||X|| while ||theta|| <= r."""
-    summary = {}
+    summary, escapes, signs = {}, {}, {}
     for instance, found in p22_directions()[:: 2]:
         if not found.smooth:
             continue
@@ -428,6 +446,18 @@ def test_escape_time_and_output_bound():
         with finding("the printed form with the corrected speed s L^{-L/2} is right to leading order"):
             limit_check(runs, plus_sign_corrected, check_close, **details)
         summary[depth] = printed
+        last, first = runs[-1], runs[0]
+        escapes.setdefault(depth, {
+            "L": depth, "s (Definition 2.1)": last["speed"], "r": radius, "||theta(t0)|| / r": last["ratio"],
+            "t_1(r) - t_0 (DOP853)": last["time"], "printed approximation": escape_time_printed(last["r0"], radius, depth, last["speed"]),
+            "exact form (s L^{-L/2})": escape_time_exact(last["r0"], radius, depth, last["speed"]),
+        })
+        if depth > 2:
+            signs.setdefault(depth, {
+                "L": depth, "||theta(t0)|| / r": first["ratio"], "t_1(r) - t_0 (DOP853)": first["time"],
+                "'+' form at the corrected speed": plus_sign_corrected(first["r0"], radius, depth, first["speed"]),
+                "'-' form at the corrected speed (exact)": escape_time_exact(first["r0"], radius, depth, first["speed"]),
+            })
         output_bound_along(instance, found, radius, runs[0]["solution"], details)
         start = 0.1 * perturbed_start(found, size=0.3, seed=depth)
         speed = -float(localized_loss(unflatten(10 * start, found.shapes), instance.x, instance.g))
@@ -436,6 +466,26 @@ def test_escape_time_and_output_bound():
                               t_eval=np.linspace(0, horizon, 41)[1:], stop_norm=radius, max_evaluations=20_000)
         output_bound_along(instance, found, radius, flow, dict(details, start="0.3 sqrt(L) off rho", status=flow.message))
     declare_verdict("verified-with-correction", correction=ESC_CORRECTION)
+    record_erratum(
+        "BSJ25.ESC-E1", severity="constant or factor wrong", location_kind="equation",
+        location="Section 2.2, the escape time t_1(r) after Proposition 2.2",
+        printed="t_1(r) - t_0 ~ [||theta(t0)||^{2-L} + r^{2-L}] / ((L-2) L s) if L != 2, log(r / ||theta(t0)||) / (2 s) "
+                "if L = 2",
+        corrected="the radial rate is s L^{-L/2} (as in Proposition 2.2): t_1(r) - t_0 = [||theta(t0)||^{2-L} - "
+                  "r^{2-L}] / ((L-2) L^{1-L/2} s) if L != 2, log(r / ||theta(t0)||) / s if L = 2, exactly for the flow "
+                  "on L_0 from an escape direction; the printed approximation is L^{L/2} times too short at any "
+                  "initialization (its relative error tends to L^{-L/2} - 1, not 0)",
+        counterexample=escapes[min(escapes)],
+    )
+    record_erratum(
+        "BSJ25.ESC-E2", severity="sign or typo", location_kind="equation",
+        location="Section 2.2, the escape time t_1(r) after Proposition 2.2 (L != 2)",
+        printed="[||theta(t0)||^{2-L} + r^{2-L}]",
+        corrected="[||theta(t0)||^{2-L} - r^{2-L}] (the integral of Proposition 2.2's norm from ||theta(t0)|| to r); "
+                  "harmless to leading order as ||theta(t0)|| / r -> 0, where r^{2-L} is O((||theta(t0)|| / r)^{L-2}) "
+                  "of the first term",
+        counterexample=signs[min(signs)],
+    )
     record_note(
         "Escape times from optimal escape directions (random positive inputs, depths 2-5), r = 4 sqrt(L), "
         f"||theta(t0)|| / r = {list(ESC_RATIOS)}: the DOP853 event time matches the exact form; the printed "

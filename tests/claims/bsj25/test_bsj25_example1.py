@@ -28,6 +28,7 @@ from claims import (
     check_property,
     check_rejected,
     declare_verdict,
+    record_erratum,
     gamma,
     mlp,
     record_note,
@@ -392,6 +393,16 @@ def test_printed_rank_two_weights_exactly():
             "gradient of the footnote's squared loss). s1 = sqrt(2) - 1 at phi = pi j/4 (Eq. (6)) holds as "
             "printed."
         ),
+    )
+    record_erratum(
+        "BSJ25.EX1-E1", severity="sign or typo", location_kind="equation", location="Example 1, Eq. (2)",
+        printed="W1 = (1/2) [[1, 0], [0, 1], [-1, 0], [0, -1]], W2 = (1/2) [1, -1, 1, -1], W3 = [1] (2). This gives a "
+                "speed s2 = 1/2 (with G = ((-1)^j) and s = -Tr[G^T f_theta(X)])",
+        corrected="W3 = [-1] (or, with Eq. (2) as printed, G = ((-1)^(j+1)) = -Y, the gradient of the footnote's "
+                  "squared loss): with the printed signs L_0 = Tr[G^T Y] = +1/2, a speed of -1/2",
+        counterexample={"Y": [str(y) for y in outputs], "L_0 as printed": str(printed_loss),
+                        "speed -L_0 as printed": str(printed_speed),
+                        "speed with W3 = [-1]": str(as_fraction(exact_speed(corrected)))},
     )
     record_note(
         "Eq. (2) exactly: Y = (|x1| - |x2|)_+/4 = (0, 1/4, 0, 0, 0, 1/4, 0, 0), ||W_l||_F^2 = 1 each "

@@ -21,6 +21,7 @@ from claims import (
     check_property,
     check_rejected,
     declare_verdict,
+    record_erratum,
     gamma,
     record_note,
 )
@@ -167,6 +168,16 @@ def test_polar_decomposition_of_gradient_flow(instance, radius):
         tolerance * direction_scale * float(time_change),
         identity="d bar/ds = -(I - bar bar^T) grad L_0(bar)",
     )
+    record_erratum(
+        "BSJ25.A1-E2", severity="sign or typo", location_kind="equation", location="Section 2.1, the time change s(t)",
+        printed="s(t) = int_0^s ||theta(s1)||^{L-2} ds1",
+        corrected="s(t) = int_0^t ||theta(t1)||^{L-2} dt1 (ds/dt = ||theta||^{L-2}: the learning rate ||theta||^{2-L} "
+                  "the same sentence names, and the s-time dynamics that follow)",
+        counterexample={"L": depth, "||theta||": float(r), "d||theta||/dt": float(d_norm),
+                        "||theta||^{2-L} d||theta||/dt": float(time_change * d_norm),
+                        "-L ||theta|| L_0(theta_bar)": float(-depth * r * loss(bar))},
+        size=depth if depth > 2 else math.inf,  # at L = 2 the time change is the identity: show the smallest L > 2
+    )
     record_note(
         "Prop. A.1 at random theta (||theta|| in [1/4, 4]): jvp of ||.|| and of theta/||theta|| along "
         "-grad L_0 (torch.func) against the printed right-hand sides, and the s-time equations of Section "
@@ -208,6 +219,7 @@ def test_section_2_1_closed_forms():
     )
     check_property(printed_clock == 0, "the printed t(s) matches the printed ||theta(s)|| (same missing L)")
     point = {start: sp.Rational(1, 10), speed: sp.Rational(1, 2), s: sp.Rational(1, 4)}
+    slopes = {}
     for value in (2, 3, 4, 6):
         escape = lambda e, value=value: (
             e.subs(depth, value)
@@ -231,6 +243,7 @@ def test_section_2_1_closed_forms():
         check_rejected(
             scalar(slope), scalar(required), gamma(16) * abs(required), printed="||theta(s)||", L=value
         )
+        slopes[value] = (slope, required)
     declare_verdict(
         "verified-with-correction",
         correction=(
@@ -247,6 +260,20 @@ def test_section_2_1_closed_forms():
         "exponents the norm solves it, t(s) satisfies dt/ds = ||theta||^{2-L}, and both reproduce "
         "Prop. 2.2 exactly for L = 2, 3, 4, 6. An integration along a non-escape trajectory is left to "
         "BSJ25.P22."
+    )
+    smallest = min(slopes)
+    record_erratum(
+        "BSJ25.A1-E1", severity="constant or factor wrong", location_kind="equation",
+        location="Section 2.1, the closed forms of ||theta(s)|| and t(s)",
+        printed="||theta(s)|| = ||theta(0)|| exp(-int_0^s L_0(theta_bar(s1)) ds1); t(s) = ||theta(0)||^{2-L} int_0^s "
+                "exp((L-2) int_0^{s1} L_0(theta_bar(s2)) ds2) ds1",
+        corrected="||theta(s)|| = ||theta(0)|| exp(-L int_0^s L_0(theta_bar(s1)) ds1); t(s) = ||theta(0)||^{2-L} int_0^s "
+                  "exp(L (L-2) int_0^{s1} L_0(theta_bar(s2)) ds2) ds1: the solutions of the s-time equation "
+                  "d||theta||/ds = -L ||theta|| L_0(theta_bar) printed just above (the printed ones leave the residual "
+                  "(L-1) L_0 ||theta||)",
+        counterexample={"L": smallest, "escape direction": f"L_0(theta_bar) = -{point[speed]}, ||theta(0)|| = {point[start]}, s = {point[s]}",
+                        "d/ds of the printed ||theta(s)||": slopes[smallest][0],
+                        "-L ||theta(s)|| L_0 (the s-time equation)": slopes[smallest][1]},
     )
 
 
@@ -506,7 +533,7 @@ def p34_drawn_case(instance, reading: str) -> tuple[P34Case, dict]:
 @P34
 def test_most_layers_are_near_rank_one():
     """The corrected statement (X as layer 0, l = 0..L-1, the proof's reading) and the proof's chain."""
-    tightest = {}
+    tightest, proof_line = {}, {}
 
     @given(p34_instances())
     def run(instance):
@@ -515,10 +542,14 @@ def test_most_layers_are_near_rank_one():
         case, details = p34_drawn_case(instance, INPUT_AS_LAYER_0)
         check_property(len(case.ratios) == depth, "the statement counts L layers", layers=list(case.layers))
         _, post = forward(weights, x)
-        log_ratios = sum(
-            2 * math.log(float(frobenius(post[l])) / float(torch.linalg.matrix_norm(post[l], ord=2)))
-            for l in case.layers
-        )
+        terms = {l: 2 * math.log(float(frobenius(post[l])) / float(torch.linalg.matrix_norm(post[l], ord=2)))
+                 for l in case.layers}
+        log_ratios = sum(terms.values())
+        if 0 in terms and terms[0] > 1e-6 and depth < proof_line.get("L", math.inf):
+            proof_line.update({"L": depth, "family": family, "layer 0 (X) term 2 log(||X||_F / ||X||_op)": terms[0],
+                               "sum over l = 1..L-1 (the log line)": log_ratios - terms[0],
+                               "sum over l = 0..L-1 (the product)": log_ratios,
+                               "2 log(||X||_F ||G||_F / s_0)": 2 * case.log_gain})
         check_inequality(
             log_ratios,
             2 * case.log_gain,
@@ -565,6 +596,15 @@ def test_most_layers_are_near_rank_one():
         f"tightest had relative slack {t['relative']:.3g} ({t['family']}, depth {t['depth']}, p = {t['p']}, "
         f"ratio {t['ratio']:.3g} vs bound {t['bound']:.3g})."
     )
+    record_erratum(
+        "BSJ25.P34-E3", severity="sign or typo", location_kind="proof step",
+        location="Proposition A.4, proof, 'Taking the log on both sides'",
+        printed="sum_{l=1}^{L-1} log ||Z^sigma_l||_F^2 - log ||Z^sigma_l||_op^2 <= log(||Z^sigma_0||_F^2 ||G||_F^2 / "
+                "Tr[G^T Z_L]^2)",
+        corrected="sum_{l=0}^{L-1} ...: the product the line takes the log of runs over l = 0..L-1; summed from l = 1 "
+                  "only L - 1 layers are counted, too few for the conclusion's (1-p)L when p < 1/L",
+        counterexample=proof_line,
+    )
 
 
 @P34
@@ -573,7 +613,7 @@ def test_printed_statement_over_the_network_layers():
     where it holds are checked with check_inequality, cases where it fails are recorded as
     counterexamples; every masked-output network must be one."""
     tally = {"cases": 0, "counterexamples": 0, "masked": 0, "random failures": 0, "hidden short": 0}
-    worst = {}
+    worst, smallest = {}, {}
 
     @given(p34_instances())
     def run(instance):
@@ -597,6 +637,10 @@ def test_printed_statement_over_the_network_layers():
             tally["masked" if family == "masked output" else "random failures"] += 1
             if excess > worst.get("excess", -math.inf):
                 worst.update(excess=excess, ratio=case.mth_smallest, bound=case.bound, **details)
+            if depth < smallest.get("depth", math.inf):
+                smallest.clear()
+                smallest.update(details, **{"layers counted": "l = 1..L", "ceil((1-p)L)-th smallest ratio": case.mth_smallest,
+                                            "bound 2 log(||X|| ||G|| / s_0) / (pL)": case.bound})
         else:
             check_inequality(
                 case.mth_smallest,
@@ -612,6 +656,17 @@ def test_printed_statement_over_the_network_layers():
     run()
     assert tally["masked"] > 0, f"no masked-output network among the draws: {tally}"
     declare_verdict("verified-with-correction", correction=P34_CORRECTION)
+    record_erratum(
+        "BSJ25.P34-E1", severity="statement false as printed", location_kind="statement",
+        location="Proposition 3.4 / A.4, the layers counted (read as the network's layers l = 1..L)",
+        printed="there are at least (1-p)L layers that are approximately rank 1 in the sense that sum_{i>=2} "
+                "s_i^2(Z^sigma_l) / sum_i s_i^2(Z^sigma_l) <= 2 log(||X||_F ||G||_F / s_0) / (pL)",
+        corrected="at least (1-p)L of X = Z^sigma_0, Z^sigma_1, .., Z^sigma_{L-1} (l = 0..L-1, the proof's product "
+                  "prod_{l=0}^{L-1}): over the network's layers l = 1..L, Z^sigma_L = relu(Z_L) is not in the proof's "
+                  "chain, and for p < 1/L (all L layers required) its ratio 1/2 on masked-output networks beats bounds "
+                  "below 0.3",
+        counterexample=smallest,
+    )
     w = worst
     record_note(
         "Printed Prop. 3.4 / A.4 over the network's layers l = 1..L (Section 2 defines Z^s_l 'at the l-th "
@@ -632,12 +687,17 @@ def test_printed_statement_over_the_hidden_layers():
     activations its ReLUs produce): when p < 1/L the statement asks for ceil((1-p)L) = L layers of the
     L - 1 that exist, a counterexample by count; otherwise the ratios are judged as in the other readings."""
     tally = {"cases": 0, "too few layers": 0, "ratio failures": 0}
+    smallest = {}
 
     @given(p34_instances())
     def run(instance):
         case, details = p34_drawn_case(instance, HIDDEN_LAYERS)
         tally["cases"] += 1
         statement = "ceil((1-p)L)-th smallest ratio over l = 1..L-1 <= 2 log(||X|| ||G|| / s_0) / (pL)"
+        if case.required > len(case.layers) and details["depth"] < smallest.get("depth", math.inf):
+            smallest.clear()
+            smallest.update(details, **{"layers counted": "l = 1..L-1", "hidden layers": len(case.layers),
+                                        "layers required ceil((1-p)L)": case.required})
         if case.required > len(case.layers):
             # a count against a count fixed by p and L (no range to state): fails by count when p < 1/L
             check_inequality_rejected(
@@ -667,6 +727,14 @@ def test_printed_statement_over_the_hidden_layers():
     run()
     assert tally["too few layers"] > 0, f"no p < 1/L among the draws: {tally}"
     declare_verdict("verified-with-correction", correction=P34_CORRECTION)
+    record_erratum(
+        "BSJ25.P34-E2", severity="statement false as printed", location_kind="statement",
+        location="Proposition 3.4 / A.4, the layers counted (read as the hidden layers l = 1..L-1)",
+        printed="there are at least (1-p)L layers that are approximately rank 1",
+        corrected="at least (1-p)L of X = Z^sigma_0, Z^sigma_1, .., Z^sigma_{L-1} (l = 0..L-1): the hidden layers alone "
+                  "are L - 1 < (1-p)L when p < 1/L",
+        counterexample=smallest,
+    )
     record_note(
         "Printed Prop. 3.4 / A.4 over the hidden layers l = 1..L-1: of "
         f"{tally['cases']} examples, {tally['too few layers']} ask for more layers than the L - 1 that exist "
@@ -849,9 +917,33 @@ def test_printed_equality_and_output_layer(instance):
         norm_tolerance * 4,
         identity="||theta'||^2 = L + k - sum_i (||W_{L,.i}|| - ||W_{L-1,i.}||)^2",
     )
+    size = depth + extra + sum(new_widths)
+    record_erratum(
+        "BSJ25.P32-E1", severity="proof step wrong, statement holds", location_kind="proof step",
+        location="Proposition 3.2 / A.3, the construction of the proof of A.3",
+        printed="we can construct a network of depth L + k ... with parameters theta' that satisfies ||theta'||^2 = "
+                "L + k and L_0(theta') <= L_0(theta) (the construction: W_L made rank one, then rank-one layers)",
+        corrected="the construction as written gives ||theta'||^2 = L + k - sum_i (||W_{L,.i}|| - ||W_{L-1,i.}||)^2 <= "
+                  "L + k (as the proof's last line says); theta'' = sqrt((L+k) / ||theta'||^2) theta' has ||theta''||^2 "
+                  "= L + k and L_0(theta'') <= L_0(theta') <= L_0(theta), since L_0(theta') < 0 and L_0 is "
+                  "(L+k)-homogeneous",
+        counterexample={"L": depth, "k": extra, "widths added": list(new_widths), "||theta'||^2": squared,
+                        "L + k": depth + extra, "sum_i (||W_{L,.i}|| - ||W_{L-1,i.}||)^2": imbalance},
+        size=size,
+    )
     if float(output.min()) < -loss_tolerance(deeper, x, g):
         check_rejected(
             output, torch.relu(output), loss_tolerance(deeper, x, g), printed="Z_{L+k} = Z^s_{L+k}"
+        )
+        record_erratum(
+            "BSJ25.P32-E2", severity="statement false as printed", location_kind="statement",
+            location="Proposition 3.2 / A.3, 'Z_L' = Z^sigma_L' for all L' > L'",
+            printed="in the deeper network, ... Z_{L'} = Z^sigma_{L'} for all L' > L",
+            corrected="for the hidden layers L <= L' < L + k (L' = L included); not at the linear output L' = L + k, "
+                      "where Z_{L+k} = c^2 Wbar_{L,.i*} relu(..) has negative entries when the chosen column of W_L does",
+            counterexample={"L": depth, "k": extra, "smallest entry of Z_{L+k}": float(output.min()),
+                            "negative entries of Z_{L+k}": int((output < 0).sum()), "entries": output.numel()},
+            size=size,
         )
     declare_verdict(
         "verified-with-correction",

@@ -38,6 +38,7 @@ from claims import (
     finding,
     gp22,
     record_degenerate,
+    record_erratum,
     record_note,
 )
 from claims.evidence import trajectory_factor
@@ -347,7 +348,7 @@ def test_e8_eq6_and_eq7_at_arbitrary_weights():
     (1/B)(G_i - G_j): as an identity off a convergence point the printed form holds for B = 1 only.
     At a convergence point both are zero (the main test), so the memo's conclusion (Eq. (8)) is not
     affected: a finding, not a correction of the claim."""
-    printed = {"checked": 0, "rejected": 0, "ratio": []}
+    printed = {"checked": 0, "rejected": 0, "ratio": [], "smallest": None}
 
     @settings(max_examples=examples(60))
     @given(arbitrary_points())
@@ -375,6 +376,12 @@ def test_e8_eq6_and_eq7_at_arbitrary_weights():
                                        statement="Eq. (7) as printed: grad_S1 - grad_S2 = G_i - G_j", batch=batch)
                         printed["rejected"] += 1
                         printed["ratio"].append(float(difference.norm() / terms.norm()) * batch)
+                        size = (m, batch, int(sg.x.shape[1]))
+                        if printed["smallest"] is None or size < printed["smallest"][0]:
+                            printed["smallest"] = (size, {
+                                "m": m, "B": batch, "n": int(sg.x.shape[1]), "loss": sg.loss, "lambda": sg.weight_decay,
+                                "||grad_S1 - grad_S2||": float(difference.norm()), "||G_i - G_j||": float(terms.norm()),
+                                "B ||grad_S1 - grad_S2|| / ||G_i - G_j||": printed["ratio"][-1]})
 
     run()
     record_note(
@@ -389,6 +396,14 @@ def test_e8_eq6_and_eq7_at_arbitrary_weights():
         f"rejected in {printed['rejected']} of {printed['checked']} pairs with B >= 2 (B ||diff|| / ||G_i - G_j|| "
         f"= {min(printed['ratio'], default=float('nan')):.6f}..{max(printed['ratio'], default=float('nan')):.6f}). "
         "At a convergence point both sides are 0, as the memo uses it, so Eq. (8) follows either way."
+    )
+    record_erratum(
+        "GP22.E8-E1", severity="constant or factor wrong", location_kind="equation", location="Section 3.1, Eq. (7)",
+        printed="0 = grad_{W^pq} L^lambda_{S1}(f_W) - grad_{W^pq} L^lambda_{S2}(f_W) = l'_i d f_W(x_i)/d W^pq - "
+                "l'_j d f_W(x_j)/d W^pq",
+        corrected="... = (1/B) (l'_i d f_W(x_i)/d W^pq - l'_j d f_W(x_j)/d W^pq): Eq. (6) has the factor 1/B. Harmless "
+                  "where the memo uses it: at a convergence point both sides are 0, so Eq. (8) follows either way",
+        counterexample=printed["smallest"][1],
     )
 
 
@@ -702,7 +717,24 @@ def test_p2_no_convergence_point_where_the_conclusion_fails():
             collinear.append(f"violation search, {name}: {describe(result)}")
         point = gp22.collinear_dead_point([1.0, -0.5, 2.0, -1.0], 3, 4, 73)
         sg = judge_convergence(point)
-        judge_outputs_vanish(point, sg, derivative_nonzero(point, sg).nonzero()[:, 0], data="collinear")
+        dead = derivative_nonzero(point, sg).nonzero()[:, 0]
+        judge_outputs_vanish(point, sg, dead, data="collinear")
+    record_erratum(
+        "GP22.P2-E1", severity="hypothesis not needed, statement holds", location_kind="hypothesis",
+        location="Proposition 2 (and its proof, case (ii))",
+        printed="Assume that {x_i}_{i=1}^m are not collinear.",
+        corrected="no assumption on the x_i (beyond x_i != 0): at lambda = 0, Eq. (9) reads M^{pq} = 0, so "
+                  "l'_i d f_W(x_i)/d W^{p1} = 0 for every i, and case (i)'s argument (E_{p,i} x_i^T = 0, hence "
+                  "f_W(x_i) = 0 by Eq. (14)) covers every i with l'_i != 0; case (ii), the only use of non-collinearity, "
+                  "is not needed",
+        counterexample={
+            "collinear data": "x_i = c_i u, c = [0.5, 1.0, -1.7, 0.8] (search) and [1.0, -0.5, 2.0, -1.0] (construction)",
+            "smallest violation residual on collinear data": float(result.residual.min()),
+            "its rounding bound": float(result.tolerance.max()),
+            "convergence point on collinear data: l'_i at its samples with l'_i != 0": [float(v) for v in sg.dloss[dead]],
+            "f(x_i) there": [float(v) for v in sg.f[dead]],
+        },
+    )
     with finding("P2's 'in particular' holds for the sigmoid loss (not convex, l' never 0): convexity is not needed"):
         x = gp22.general_position_inputs(4, 3, 81)
         y = torch.tensor([1.0, -1.0, 1.0, -1.0], dtype=torch.float64)
@@ -710,6 +742,19 @@ def test_p2_no_convergence_point_where_the_conclusion_fails():
         result = gp22.search("loss-violation", setting, x, starts=starts(), seed=82, y=y, loss="sigmoid")
         judge_search(result, setting, x, {}, loss="sigmoid")
         sigmoid = describe(result)
+    at_zero_label = {loss: [float(gp22.loss_value(loss, torch.tensor(a, dtype=torch.float64), torch.tensor(0.0)))
+                            for a in (-2.0, 0.0, 3.0)] for loss in ("logistic", "exponential")}
+    record_erratum(
+        "GP22.P2-E2", severity="text inconsistency", location_kind="text",
+        location="Proposition 2's 'in particular' clause and the paragraph after it",
+        printed="In particular, if l is convex and for all b in R there is no a* in R with l(a*, b) = inf_a l(a, b), then "
+                "f_W(x_i) = 0 for all i ... if l is an exponential-type loss function (e.g., binary cross-entropy, "
+                "logistic loss and exponential loss), l(a, b) has no minima a for any b in R",
+        corrected="'for every label b that occurs (b = +-1)' in place of 'for all b in R': at b = 0 the logistic and "
+                  "exponential losses are constant in a, so every a is a minimizer and, read as printed, the clause "
+                  "never applies to the losses the text names; with +-1 labels it does (l' never 0)",
+        counterexample={f"l_{loss}(a, 0) at a = -2, 0, 3": values for loss, values in at_zero_label.items()},
+    )
     record_note(
         "Finding (hypothesis not needed): at lambda = 0, Eq. (9) reads M = 0, so every l'_i d f(x_i)/d W vanishes "
         "and l'_i != 0 gives d f(x_i)/d W^{p1} = E_{p,i} x_i^T = 0, hence f(x_i) = sum_p E_{p,i} W^{p1} x_i = 0 "

@@ -28,6 +28,7 @@ from claims import (
     check_trend_rejected,
     declare_verdict,
     finding,
+    record_erratum,
     record_figure,
     record_note,
     record_series,
@@ -199,6 +200,15 @@ BATCH_CORRECTION = (
 )
 
 
+def level_means(levels: list[float], responses: list[float]) -> dict[str, float]:
+    """The mean response at each level, keyed by the level's value (2^level: the designs use log2 levels)."""
+    means = {}
+    for level in sorted(set(levels)):
+        values = [r for lv, r in zip(levels, responses) if lv == level]
+        means[f"{2 ** level:g}"] = sum(values) / len(values)
+    return means
+
+
 @S32
 def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
     """Sec. 3.2: "we expect training with smaller batch sizes to produce matrices of smaller ranks" (when
@@ -215,6 +225,25 @@ def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
     if epochs.verdict == "verified" and trend_test(levels, ranks, rule).verdict == "refuted":
         fixed_steps = check_trend(levels, ranks, rule, f"{statement} (fixed SGD steps)", declare=False, **details)
         declare_verdict("verified-with-correction", BATCH_CORRECTION)
+        epochs_levels, epochs_ranks = rank_design(design_runner.result(designs(MLP)["batch"]), "S32")[1:3]
+        record_erratum(
+            "GP22.S32-E1", severity="hypothesis missing", location_kind="hypothesis",
+            location="Section 3.2, 'Rank and batch size'",
+            printed="we predict that the batch size regularizes the rank of the various matrices in the network (when "
+                    "fixing the rest of the hyperparameters). Namely, we expect training with smaller batch sizes to "
+                    "produce matrices of smaller ranks",
+            corrected="at a fixed number of epochs, where a smaller batch also takes more SGD steps (the memo's design); "
+                      "at a fixed number of SGD steps the rank rises as the batch shrinks, so the effect goes with the "
+                      "number of updates, not with the batch size as the mechanism has it",
+            counterexample={
+                "mean rank by batch size, fixed SGD steps": level_means(levels, ranks),
+                "Spearman (predicted direction), fixed steps": fixed_steps.effect,
+                "p against the prediction, fixed steps": fixed_steps.p_opposite,
+                "mean rank by batch size, fixed epochs": level_means(epochs_levels, epochs_ranks),
+                "Spearman (predicted direction), fixed epochs": epochs.effect,
+                "p, fixed epochs": epochs.p_predicted,
+            },
+        )
     else:
         with finding("batch size at a fixed number of SGD steps"):
             fixed_steps = check_trend(levels, ranks, rule, f"{statement} (fixed SGD steps)", **details)
@@ -273,6 +302,18 @@ def test_f2_increasing_batch_size_leads_to_lower_ranks(design_runner, architectu
     )
     judge_rank_trend(design_runner.result(designs(architecture)["batch"]), TrendRule("decreasing"),
                      "increasing the batch size leads to lower ranks (as printed in Sec. 4.3)", "F2")
+    record_erratum(
+        "GP22.F2-E1", severity="text inconsistency", location_kind="text",
+        location="Section 4.3, 'Rank, batch size and the learning rate'",
+        printed="by increasing the batch size, we essentially strengthen the low-rank constraint over the network's "
+                "matrices, which eventually leads to lower ranks. This is strongly aligned with the prediction made in "
+                "Sec. 3.2 that we should expect the rank of the various matrices to be smaller when training the "
+                "network with smaller batch sizes",
+        corrected="by decreasing the batch size, we strengthen the low-rank constraint ..., which leads to lower ranks "
+                  "(as Sec. 3.2 predicts and the next sentence says); the two printed sentences contradict each other, "
+                  "so no batch-size result can agree with both",
+        counterexample=None,
+    )
 
 
 @F2

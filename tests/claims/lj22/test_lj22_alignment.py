@@ -20,6 +20,7 @@ from claims import (
     check_trend_rejected,
     declare_verdict,
     finding,
+    record_erratum,
     record_note,
     record_series,
 )
@@ -265,11 +266,14 @@ def test_lemma11_as_printed_with_squared_offset_is_rejected():
 
     s_worst, m_worst = max(path, key=lambda point: excess(point[1]))
     cases.append(((1, 1, 1), s_worst, m_worst, m0))
-    rows = []
+    rows, numbers = [], []
     for shape, s, m, start in cases:
         offset = lemma11_offset(start["U"], start["Y"])
         a_sq, b_sq = lemma11_sides(m["U"], m["Y"], m["Z"])
         printed, corrected = PRINTED_CONSTANT * a_sq - offset**2, PRINTED_CONSTANT * a_sq - offset
+        numbers.append((math.prod(shape), {"shape (a, b, c)": list(shape), "s": s, "D'": offset, "D'^2": offset**2,
+                                           "(1/8)||A||^2 - D'^2": printed, "||B||^2": b_sq,
+                                           "(1/8)||A||^2 - D'": corrected}))
         # the left sides range over [-D'^2, oo) and [-D', oo) (||A||^2 >= 0), as in ``lemma11_path``
         check_inequality_rejected(printed, b_sq, lemma11_tolerance(m, start, printed, b_sq), shape=shape, s=s,
                                   D_prime=offset, D_prime_printed=offset**2, reading="printed: D' squared",
@@ -279,6 +283,16 @@ def test_lemma11_as_printed_with_squared_offset_is_rejected():
         rows.append(f"{shape} at s = {s:g}: (1/8)||A||^2 - D'^2 = {printed:.3g} > ||B||^2 = {b_sq:.3g} (D' = {offset:.3g})")
     declare_verdict("verified-with-correction", correction=L11_CORRECTION)
     record_note("Lemma 11 with the printed D' squared fails: " + "; ".join(rows) + ".")
+    record_erratum(
+        "LJ22.L11-E1", severity="proof step wrong, statement holds", location_kind="proof step",
+        location="Lemma 11, proof, Eq. (74)",
+        printed="By line B.2 in Ji & Telgarsky (2019), ||Y||_2^2 >= ||U||_2^2 - D, where D = ||U^T(0) U(0) - "
+                "Y(0) Y^T(0)||_2^2 is fixed at initialization (and D' of the statement built from it)",
+        corrected="D = ||U^T(0) U(0) - Y(0) Y^T(0)||_2, not squared, as in Ji & Telgarsky's B.2: with the square the "
+                  "chain fails wherever D < 1 (small weights). Lemma 11 itself states only 'some D' >= 0 fixed at "
+                  "initialization', and holds with the unsquared D",
+        counterexample=min(numbers, key=lambda n: n[0])[1],
+    )
 
 
 @pytest.mark.claim("LJ22.L11", negative_control=True)
@@ -486,6 +500,7 @@ def test_theorem2_eq13_along_trajectories():
         "readings are checked on every step, with that D."
     )
     smallest = {"literal M": float("inf"), "K for M": float("inf")}
+    largest_literal_lhs = -math.inf
     at_zero = []
     # Why a case can fail. A has c rows, so ||A||_2^2 <= ||A||_F^2 <= c ||A||_2^2: with V_c = 1 the left side
     # ||A||_F^2 - ||A||_2^2 lies in [0, oo) (at 0 to rounding, a rank-one A, it tests no D); literally (V_c = c)
@@ -509,6 +524,8 @@ def test_theorem2_eq13_along_trajectories():
                         lhs, D, t2_tolerance(A, F, A0, F0, lhs, D), lhs_range=ranges[form], form=form, seed=seed, s=s
                     )
                     smallest[form] = min(smallest[form], slack)
+                    if form == "literal M":
+                        largest_literal_lhs = max(largest_literal_lhs, lhs)
                     if s == 0 and form == "K for M":
                         at_zero.append(slack)
                 rows.append((s, log10_t, frobenius_sq(A), spectral_sq(A), norm_ratio(A)))
@@ -526,6 +543,18 @@ def test_theorem2_eq13_along_trajectories():
         f"Smallest Eq. (13) slacks: V_c read with K for M (V_c = 1) {smallest['K for M']:.4g}, literal M (V_c = {c}) "
         f"{smallest['literal M']:.4g}; at t = 0 the first has slack {min(at_zero):.4g} >= 0, so this D makes Eq. (13) "
         "hold from t = 0 on."
+    )
+    record_erratum(
+        "LJ22.T2-E2", severity="sign or typo", location_kind="statement", location="Theorem 2, V_c(j) in Eqs. (13)-(14)",
+        printed="V_c(j) := max dim W[M+1] prod_{j < k <= M} min(a_k, b_k) if j <= M and 1 otherwise",
+        corrected="V_c(j) := max dim W[K+1] prod_{j < k <= K} min(a_k, b_k) if j <= K and 1 otherwise (K, the number of "
+                  "convolutions: a_k, b_k exist only for k <= K, and the proof's Eq. (84) puts the factor max dim W[.+1] on the step "
+                  "out of the last convolution). Read literally, V_c of a block or fully-connected layer is max dim of "
+                  "the next layer, and Eq. (13) for it holds with any D >= 0 (vacuous)",
+        counterexample={"K": 0, "M": 1, "layer j": "the ResNetFree block", "V_c as printed": c, "V_c with K": 1,
+                        "largest left side with V_c as printed": largest_literal_lhs,
+                        "smallest slack with V_c as printed": smallest["literal M"],
+                        "smallest slack with K": smallest["K for M"]},
     )
 
 
@@ -762,7 +791,7 @@ def test_theorem2_eq13_for_a_convolution_with_definition8_flattening_is_rejected
     spans the grid (c = 1, n = 1: V_c = max dim Fin = 1, so Eq. (13) asks ||W||_F^2 - ||W||_2^2 <= D, i.e. W of
     rank one up to D): the same check fails far along the path; the counterexample behind the correction. With
     T1 in R^{c x (a b)} (one row here, c = 1) Eq. (13) holds trivially at these points."""
-    counterexamples, ratios = [], []
+    counterexamples, ratios, numbers = [], [], []
     for seed in range(3):
         risk, theta0 = t2_conv_start(T2_CONV_WHOLE_INPUT, seed, scale=0.3)
         kernels0, F0 = convolution_chain(risk.network, theta0)
@@ -785,7 +814,20 @@ def test_theorem2_eq13_for_a_convolution_with_definition8_flattening_is_rejected
                                   flattening="Definition 8 (a x bc)", V_c=vc, log10_t=log10_t,
                                   lhs_range=(0.0, math.inf) if vc == 1 else None)
         counterexamples.append((seed, lhs, D))
+        numbers.append({"a, b, c": list(kernels[0].shape), "seed": seed, "s": s, "log10 t": log10_t, "V_c": vc,
+                        "||W||_F^2 - ||W||_2^2 (Definition 8's W)": lhs, "D": D,
+                        "||W||_2^2 / ||W||_F^2": norm_ratio(definition8_matrix(kernels[0]))})
     declare_verdict("verified-with-correction", correction=CONV_CORRECTION)
+    record_erratum(
+        "LJ22.T2-E1", severity="statement false as printed", location_kind="statement",
+        location="Theorem 2, Eqs. (13)-(14) for a convolutional layer (W[j] from Definition 8)",
+        printed="W[j] the matrix representation of the j-th layer (Definition 8: for a convolutional tensor T in "
+                "R^{a x b x c}, the flattening to an element of R^{a x (b x c)})",
+        corrected="for a convolutional layer, W[j] is the flattening T1 in R^{c x (a b)} (rows = output kernels: Lemma "
+                  "10's T1, Theorem 1 case 2's W1), the one the proof's chain pairs with the next layer; with Definition "
+                  "8's R^{a x (b c)} the chain would need Lemma 10's factor min(a_j, b_j) for k = j as well",
+        counterexample=numbers[0],
+    )
     record_note(
         "Definition 8's flattening in Eq. (13) (one convolution, a = b = 4, c = 1, kernel spanning the grid, N(0, 0.3^2) "
         "start, 64 RK4 steps to s = 16): left side vs D at s = 16: "

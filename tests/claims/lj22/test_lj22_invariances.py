@@ -15,6 +15,7 @@ from claims import (
     check_convergence_order,
     check_convergence_order_rejected,
     declare_verdict,
+    record_erratum,
     record_note,
 )
 from claims.checks import assert_judged, combined_tally, judge_order
@@ -29,7 +30,7 @@ from claims.lj22 import (
     twin_balance,
     vertex_balance,
 )
-from claims.models import LINEAR, RELU, Block, DagNetwork, GraphLayers, mlp, sequential
+from claims.models import LINEAR, RELU, Block, DagNetwork, GraphLayers, activation_name, mlp, sequential
 from claims.report import record_drift_orders
 from claims.strategies import ACTIVATION_SLOPES, dag_networks
 from claims.strategies import risk_instances as risks
@@ -200,6 +201,7 @@ TWIN_CORRECTION = (
 def judge_twin_balance(risk, theta, u, v, check):
     rate = instantaneous_rate(risk, twin_balance(risk.network, u, v), theta)
     check(rate.rate, rate.scale, rate.tolerance, pair=(u, v), loss=risk.loss)
+    return rate
 
 
 def patterns(risk, theta) -> torch.Tensor:
@@ -244,8 +246,22 @@ def test_twins_with_different_activations_break_the_printed_eq5(instance):
     network = risk.network
     pre = patterns(risk, theta)
     assume(same_pattern(pre, 2, 3) and not same_local_slope(network, pre, 2, 3))
-    judge_twin_balance(risk, theta, 2, 3, check_conserved_rate_rejected)
+    rate = judge_twin_balance(risk, theta, 2, 3, check_conserved_rate_rejected)
     declare_verdict("verified-with-correction", correction=TWIN_CORRECTION)
+    slopes = network.activation_derivatives(pre)
+    record_erratum(
+        "LJ22.L2b-E1", severity="hypothesis missing", location_kind="hypothesis", location="Lemma 2, Eq. (5)",
+        printed="u and v have the same activation pattern (preactivation has the same sign) for each training example",
+        corrected="u and v have the same local slope sigma_u'(pre_u) = sigma_v'(pre_v) on every training example, e.g. "
+                  "the same activation function and the same sign (Section 2 lets sigma_v differ by vertex)",
+        counterexample={
+            "sigma_u": activation_name(network.slopes[2]), "sigma_v": activation_name(network.slopes[3]),
+            "examples": int(pre.shape[0]), "examples with different slopes": int((slopes[:, 2] != slopes[:, 3]).sum()),
+            "loss": risk.loss, "|dQ/dt| / summands": float(rate.rate.abs().max() / rate.scale.max()),
+            "rounding bound": float(rate.tolerance),
+        },
+        size=int(pre.shape[0]),
+    )
     record_note(
         "As printed, Eq. (5) asks only for the same sign of the pre-activations; twins with different activation "
         "functions (ReLU, leaky 0.25 and 0.1, linear; the paper lets sigma_v vary by vertex) and the same signs, "
@@ -343,6 +359,7 @@ def test_printed_layers_conserve_only_when_they_cut_every_path():
     (a layer that is also a path cut): path cuts conserve Eq. (7) to rounding, the rest are Lemma 3's
     counterexamples where the rate is above rounding."""
     tally = {"printed layers": 0, "path cuts": 0, "not cuts": 0, "not cuts, rate above rounding": 0}
+    smallest: list[tuple[tuple[int, int], dict]] = []  # the counterexample on the fewest edges, then vertices
 
     # Some draws have only rate-free layers (degenerate, counted apart): 120 examples give >= 100 cases.
     @settings(max_examples=max(120, settings.default.max_examples))
@@ -365,10 +382,28 @@ def test_printed_layers_conserve_only_when_they_cut_every_path():
             tally["printed layers"] += 1
             tally["path cuts" if cut else "not cuts"] += 1
             tally["not cuts, rate above rounding"] += moves and not cut
+            if moves and not cut:
+                size = (network.n_edges, network.n_vertices)
+                if not smallest or size < smallest[0][0]:
+                    smallest[:] = [(size, {
+                        "edges": [list(edge) for edge in network.edges], "inputs": network.n_inputs,
+                        "F": sorted(layer), "F'": sorted(reference), "paths missing F": graph.paths_missing(layer),
+                        "|rate| / summands": float(rate.rate.abs() / rate.scale), "rounding bound": float(rate.tolerance),
+                    })]
 
     run()
     assert tally["not cuts, rate above rounding"] > 0, tally
     declare_verdict("verified-with-correction", correction=LAYER_CORRECTION)
+    record_erratum(
+        "LJ22.L3-E1", severity="hypothesis missing", location_kind="hypothesis",
+        location="Definition 7, condition 2 (the layers of Lemma 3)",
+        printed="2) the graph (V, E \\ F, w) is disconnected",
+        corrected="2) every input-to-output path contains an edge of F (with condition 1, exactly one): removing F leaves "
+                  "no input-to-output path, which is what the proof of Lemma 3 double counts. Read with the usual "
+                  "meaning of 'disconnected' (more than one component), the printed condition admits edge sets that some "
+                  "path misses, and Eq. (7) fails for them",
+        counterexample=smallest[0][1],
+    )
     record_note(
         "Definition 7 as printed, enumerated on random DAGs (<= 2 inputs, <= 4 hidden vertices) and small "
         "fully-connected networks with biases: every nonempty learnable F no path meets twice whose removal "

@@ -18,6 +18,7 @@ from claims import (
     check_nonzero_rate,
     check_nonzero_rate_rejected,
     declare_verdict,
+    record_erratum,
     record_note,
 )
 from claims.checks import assert_judged, judge_order, richardson_limit
@@ -135,6 +136,19 @@ def test_case_6_as_printed_is_rejected(instance):
     assume(moves(risk, theta, lambda w: dense_after_conv(network.weight_matrix("B2.Y", w), channels)))
     judge_theorem1(risk, theta, "conv-block", check_conserved_rate_rejected, printed=True)
     declare_verdict("verified-with-correction", correction=CASE_6_CORRECTION)
+    balance, active, _ = theorem1_balance(network, "conv-block", risk.with_preactivations(theta)[1], printed=True)
+    rate = instantaneous_rate(risk, balance, theta)
+    record_erratum(
+        "LJ22.T1.6-E1", severity="sign or typo", location_kind="statement", location="Theorem 1, case 6",
+        printed="W2 is a rearrangement of [U Z] into an element of R^{d x c}, where r(x; U, Y, Z) is an adjacent "
+                "ResNetFree block",
+        corrected="W2 is a rearrangement of [Y; Z] (the out-edges of the convolution's neurons into the block, as in "
+                  "case 7's second part and the proof's matrix from V1 to V2 u V3) into an element of R^{d x c}",
+        counterexample={"channels": channels, "active neurons": len(active), "edges": network.n_edges,
+                        "loss": risk.loss, "max |dQ/dt| / summands": float((rate.rate.abs() / rate.scale.clamp_min(1e-300)).max()),
+                        "rounding bound": float(rate.tolerance)},
+        size=network.n_edges,
+    )
     record_note("Case 6 as printed (Z of [U Z] rearranged by channel, the only part of [U Z] on the "
                 "convolution's neurons) fails on every drawn linear network; see the correction.")
 

@@ -27,6 +27,7 @@ from claims import (
     declare_verdict,
     gamma,
     mlp,
+    record_erratum,
     record_note,
     rounding_depth,
 )
@@ -720,6 +721,18 @@ def test_direction_is_undefined_at_every_multiple_of_pi(v, after, count):
             after=after,
         )
     declare_verdict("verified-with-correction", correction=CL2_CORRECTION)
+    value = ABS_T_SIN_T.subs(TIME, first * sympy.pi)
+    record_erratum(
+        "LJ22.CL2-E1", severity="proof step wrong, statement holds", location_kind="proof step",
+        location="Claim 2, its proof (Appendix C)",
+        printed="Fix a vector v in R^d. Consider the function t -> v|t sin(t)|.",
+        corrected="t -> v (1 + |t sin t|) with v != 0: never 0, so w/||w|| = v/||v|| at every t (Assumption 2's "
+                  "directional convergence needs w(t) != 0 eventually), and every point v c (c >= 1) of its image is "
+                  "reached infinitely often. The printed witness vanishes at every t = k pi, where w/||w|| is undefined.",
+        counterexample={"v": [str(q) for q in v], "T": after, "t": "pi" if first == 1 else f"{first} pi", "w(t)": str(value),
+                        "w(t)/||w(t)||": "undefined" if direction_of(v_float * float(value)) is None else "defined"},
+        size=first,
+    )
     record_note(
         "Undefined points: for T in [0, 1e6] the next 1-5 multiples k pi > T have w(k pi) = 0 exactly "
         "(sympy sin(k pi) = 0), so w/||w|| is undefined at arbitrarily late times; the direction checks run "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -200,3 +201,49 @@ def test_keep_series_rows_sets_the_limit_per_name():
         keep_series_rows("x")
     with pytest.raises(OutsideClaimTest):
         recorded_series("x")
+
+
+# ---------------------------------------------------------------------------- SVG and PDF beside the PNG
+
+
+def test_a_test_that_asks_for_svg_and_pdf_gets_them_reproducibly():
+    entries = []
+    for _ in range(2):
+        with collecting(claim_ids=["LJ22.L2a"], figure_formats=("png", "svg", "pdf")):
+            entries.append(figures.record_figure(simple_figure(), "drift", caption="c", scale="s"))
+    first, second = entries
+    assert set(first["alternates_base64"]) == {"svg", "pdf"}
+    import base64
+
+    svg = base64.b64decode(first["alternates_base64"]["svg"])
+    pdf = base64.b64decode(first["alternates_base64"]["pdf"])
+    assert svg.lstrip().startswith(b"<?xml") and b"<svg" in svg and pdf.startswith(b"%PDF")
+    assert first["alternates_base64"] == second["alternates_base64"]  # no dates, no random ids
+    with collecting(claim_ids=["LJ22.L2a"]):
+        assert "alternates_base64" not in figures.record_figure(simple_figure(), "drift", caption="c", scale="s")
+
+
+def test_write_report_puts_svg_and_pdf_beside_the_png_and_drops_stale_ones(tmp_path):
+    from claims.report._model import TestRecord, build_report
+    from claims.report._write import write_report
+
+    def report(formats):
+        with collecting(claim_ids=["LJ22.L2a"], figure_formats=formats) as evidence:
+            figures.record_figure(simple_figure(), "drift", caption="c", scale="s")
+        record = TestRecord("t.py::test_x", ["LJ22.L2a"], False)
+        record.update("call", "passed", evidence.to_builtin(), 0.1)
+        run = {"started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:00:01+00:00", "complete": True,
+               "selection": "full", "selection_reasons": [], "selected_claims": [], "profile": "ci",
+               "hypothesis_seed": None, "workers": 0, "versions": {"lowrank-claims": "0"},
+               "git": {"commit": "0" * 40, "dirty": False}, "command": "pytest", "replay": "pytest"}
+        return build_report(run, {record.nodeid: record})
+
+    with_vectors = report(("png", "svg", "pdf"))
+    (path,) = [f["path"] for c in with_vectors["claims"] for f in c["figures"]]
+    write_report(with_vectors, tmp_path)
+    stem = str(tmp_path / path.removesuffix(".png"))
+    assert {p.suffix for p in (tmp_path / "figures").iterdir()} == {".png", ".svg", ".pdf"}
+    assert Path(stem + ".svg").read_bytes().lstrip().startswith(b"<?xml") and Path(stem + ".pdf").is_file()
+    assert "svg" not in (tmp_path / "claims.json").read_text()  # the report lists the PNG only: same digest
+    write_report(report(("png",)), tmp_path)  # a new PNG without vectors: the old ones would not match it
+    assert [p.suffix for p in (tmp_path / "figures").iterdir()] == [".png"]

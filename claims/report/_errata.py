@@ -1,0 +1,184 @@
+"""The errata sheet: every error of the papers that the claim tests recorded (``claims.record_erratum``),
+gathered from a report's claim entries, grouped by paper and sorted by ID, each with its severity, where
+it is, what is printed, what is correct, the numbers of its smallest counterexample, and a link to its
+claim's section of claims.html.
+
+Written as ``errata.md`` beside claims.md (``claims.report._write``), as the "Errata" section of
+claims.html, and printed by ``python -m claims errata [REPORT]``. A report from before errata (no
+``errata`` in its claim entries) has none.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from typing import Any
+
+from claims.evidence._erratum import SEVERITIES
+from claims.report._model import report_digest
+
+ERRATA_FILE = "errata.md"
+HTML_ANCHOR = "errata"
+"""The errata section's id in claims.html (``claims.html#errata``)."""
+
+_NUMBER = re.compile(r"(\d+)")
+
+
+def id_order(erratum_id: str) -> list[Any]:
+    """Natural order of IDs: ``LJ22.L2b-E1`` < ``LJ22.L3-E1`` < ``LJ22.L11-E1``, ``-E2`` < ``-E10``."""
+    return [int(part) if part.isdigit() else part for part in _NUMBER.split(erratum_id)]
+
+
+def report_errata(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every erratum of the report, by paper (the report's order of papers), then by ID."""
+    papers = list(report.get("papers") or {})
+    errata = [e for c in report["claims"] for e in c.get("errata") or []]
+    return sorted(errata, key=lambda e: (papers.index(e["paper"]) if e["paper"] in papers else len(papers),
+                                         id_order(e["id"])))
+
+
+def corrections_without_errata(report: dict[str, Any]) -> list[str]:
+    """The claims whose entry states a correction but lists no erratum (the errata sheet must hold every
+    correction; the plugin makes a test that declares one without an erratum an error)."""
+    return [c["id"] for c in report["claims"] if c.get("correction") and not c.get("errata")]
+
+
+def format_value(value: Any) -> str:
+    """A counterexample's value as the sheet shows it: floats to 6 significant digits, lists in brackets."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def counterexample_text(erratum: dict[str, Any]) -> str:
+    """The counterexample's numbers as one line ("name = value; ..."), or why there are none."""
+    numbers = erratum.get("counterexample")
+    if numbers is None:
+        return "none: the printed texts are the evidence (a text inconsistency)"
+    if isinstance(numbers, dict):
+        return "; ".join(f"{name} = {format_value(value)}" for name, value in numbers.items())
+    return format_value(numbers)
+
+
+def severity_counts(errata: list[dict[str, Any]]) -> str:
+    """"3 statement false as printed, 2 sign or typo", worst first."""
+    counts = Counter(e["severity"] for e in errata)
+    order = list(SEVERITIES) + sorted(set(counts) - set(SEVERITIES))
+    return ", ".join(f"{counts[s]} {s}" for s in order if counts[s])
+
+
+def _claims_by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in report["claims"]}
+
+
+def _source(report: dict[str, Any]) -> str:
+    run = report["run"]
+    git = run.get("git") or {}
+    commit = (git.get("commit") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
+    return (f"the {run.get('selection', 'full')} run of {run['started']} (lowrank-claims "
+            f"{(run.get('versions') or {}).get('lowrank-claims', '?')}, commit {commit}, Hypothesis profile "
+            f"{run['profile']}; content digest sha256:{report_digest(report)})")
+
+
+def _intro(report: dict[str, Any], errata: list[dict[str, Any]]) -> str:
+    papers = ", ".join(report.get("papers") or {})
+    if errata:
+        text = (f"{len(errata)} errata ({severity_counts(errata)}): the errors of {papers} that the claim tests "
+                f"found, from {_source(report)}. Each entry links to its claim's section of claims.html, where the "
+                "evidence is.")
+    else:
+        text = f"No erratum of {papers} is recorded in {_source(report)}."
+    if report["run"].get("selection") == "partial" or not report["run"].get("complete", True):
+        text += (" This is a partial or incomplete run: claims whose tests did not run contribute no errata, so "
+                 "the sheet is not the papers' full list.")
+    return text
+
+
+def _md(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_errata_markdown(report: dict[str, Any]) -> str:
+    """errata.md: an index table, then the entries by paper."""
+    errata = report_errata(report)
+    claims = _claims_by_id(report)
+    lines = ["# Errata", "", _intro(report, errata), ""]
+    missing = corrections_without_errata(report)
+    if missing:
+        lines += [f"Claims whose correction has no erratum in this report (a report from before errata were recorded): "
+                  f"{', '.join(missing)}.", ""]
+    if not errata:
+        return "\n".join(lines)
+    lines += ["| ID | Claim | Severity | Location |", "|---|---|---|---|"]
+    lines += [f"| {e['id']} | [{e['claim']}](claims.html#{e['claim']}) | {e['severity']} | "
+              f"{_md(e['location_kind'])}: {_md(e['location'])} |" for e in errata]
+    for paper, reference in (report.get("papers") or {}).items():
+        entries = [e for e in errata if e["paper"] == paper]
+        if not entries:
+            continue
+        lines += ["", f"## {paper}", "", f"{reference}.", ""]
+        for e in entries:
+            claim = claims.get(e["claim"], {})
+            lines += [
+                f"### {e['id']}: {e['severity']}", "",
+                f"- Claim: [{e['claim']}](claims.html#{e['claim']}) ({claim.get('ref', '?')}: {claim.get('title', '?')}); "
+                f"verdict {claim.get('verdict', '?')}",
+                f"- Location ({e['location_kind']}): {e['location']}",
+                f"- Printed: {e['printed']}",
+                f"- Corrected: {e['corrected']}",
+                f"- Counterexample: {counterexample_text(e)}",
+                f"- Recorded by: {', '.join(f'`{n}`' for n in e.get('nodeids', []))}",
+                "",
+            ]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"
+
+
+def errata_html(report: dict[str, Any]) -> str:
+    """The "Errata" section of claims.html (``id="errata"``): the index, then each entry (``id`` = its ID)
+    with a link to its claim's section."""
+    esc = html.escape
+    errata = report_errata(report)
+    claims = _claims_by_id(report)
+    out = [f'<section id="{HTML_ANCHOR}"><h2><a href="#{HTML_ANCHOR}">Errata</a></h2>', f"<p>{esc(_intro(report, errata))}</p>"]
+    if errata:
+        rows = "".join(
+            f'<tr><td><a href="#{esc(e["id"])}">{esc(e["id"])}</a></td><td><a href="#{esc(e["claim"])}">'
+            f'{esc(e["claim"])}</a></td><td>{esc(e["severity"])}</td><td>{esc(e["location_kind"])}: '
+            f'{esc(e["location"])}</td></tr>' for e in errata)
+        out.append("<table><thead><tr><th>ID</th><th>Claim</th><th>Severity</th><th>Location</th></tr></thead>"
+                   f"<tbody>{rows}</tbody></table>")
+    for paper in report.get("papers") or {}:
+        entries = [e for e in errata if e["paper"] == paper]
+        if entries:
+            out.append(f"<h3>{esc(paper)}</h3>")
+        for e in entries:
+            claim = claims.get(e["claim"], {})
+            items = [
+                ("Claim", f'<a href="#{esc(e["claim"])}">{esc(e["claim"])}</a> ({esc(claim.get("ref", "?"))}: '
+                          f'{esc(claim.get("title", "?"))}); verdict {esc(claim.get("verdict", "?"))}'),
+                (f"Location ({esc(e['location_kind'])})", esc(e["location"])),
+                ("Printed", esc(e["printed"])),
+                ("Corrected", esc(e["corrected"])),
+                ("Counterexample", esc(counterexample_text(e))),
+                ("Recorded by", ", ".join(f"<code>{esc(n)}</code>" for n in e.get("nodeids", []))),
+            ]
+            body = "".join(f"<li>{label}: {value}</li>" for label, value in items)
+            out.append(f'<div class="erratum" id="{esc(e["id"])}"><h4>{esc(e["id"])}: {esc(e["severity"])}</h4>'
+                       f"<ul>{body}</ul></div>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def claim_errata_line(c: dict[str, Any]) -> str | None:
+    """"Errata: BSJ25.P22-E1 (constant or factor wrong)." for a claim's section; None without errata."""
+    errata = c.get("errata") or []
+    if not errata:
+        return None
+    return "Errata: " + "; ".join(f"{e['id']} ({e['severity']}, {e['location']})" for e in errata) + "."
