@@ -15,6 +15,7 @@ from typing import Any
 
 from claims.report._citation import DIGEST_OF
 from claims.report._errata import report_errata
+from claims.report._citation import not_citable_because
 from claims.report._model import report_digest
 from claims.report._parts import informative_count
 
@@ -48,7 +49,8 @@ def _provenance(report: dict[str, Any]) -> tuple[str, str]:
     git = run.get("git") or {}
     commit = (git.get("commit") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
     version = (run.get("versions") or {}).get("lowrank-claims", "?")
-    scope = "" if run.get("selection") != "partial" else ", partial run"
+    why_not = not_citable_because(report)
+    scope = "" if why_not is None else f" (NOT CITABLE: {why_not})"
     return f"lowrank-claims {version}, commit {commit}, Hypothesis profile {run['profile']}{scope}", report_digest(report)
 
 

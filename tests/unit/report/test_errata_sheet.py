@@ -170,3 +170,11 @@ def test_latex_tables_hold_verdicts_errata_and_the_digest(report, capsys, tmp_pa
     write_report(report, tmp_path)
     assert main(["latex", str(tmp_path / "claims.json")]) == 0
     assert capsys.readouterr().out == text
+
+
+@pytest.mark.parametrize("run, why", [({"selection": "partial", "complete": True}, "partial run"),
+                                      ({"selection": "full", "complete": False}, "incomplete run")])
+def test_latex_of_a_report_that_must_not_be_cited_says_so_in_every_caption(report, run, why):
+    text = render_latex({**report, "run": {**report["run"], **run}})
+    assert text.count(f"NOT CITABLE: it is the report of a{'n' if why[0] == 'i' else ''} {why}") >= 3
+    assert "NOT CITABLE" not in render_latex(report)
