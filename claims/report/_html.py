@@ -49,6 +49,7 @@ HTML = Markup(
     strong=lambda s: f"<strong>{_escape(s)}</strong>",
     emphasis=lambda s: f"<em>{_escape(s)}</em>",
     cell=lambda s: str(s).replace("\n", " "),
+    lines=lambda lines: "<br>".join(_escape(line) for line in lines),
 )
 
 STYLE = """
@@ -71,7 +72,7 @@ details > summary { cursor: pointer; }
 .statement { background: #f8f8fb; border-left: 3px solid #99a; padding: 0.3rem 0.7rem; }
 """
 
-_NUMERIC = {"Informative / cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack"}
+_NUMERIC = {"Informative / cases", "Degenerate"}
 
 
 def _figure_source(figures: Mapping[str, bytes] | Path | None, path: str) -> bytes | None:
@@ -102,7 +103,7 @@ def _table(header: tuple[str, ...], rows: list[list[str]], verdict_column: int |
 def _summary_table(report: dict[str, Any]) -> str:
     rows = []
     for c in report["claims"]:
-        cells = [_escape(v) for v in summary_cells(c)]
+        cells = summary_cells(c, HTML)
         cells[0] = f'<a href="#{_escape(c["id"])}">{cells[0]}</a>'
         rows.append(cells)
     return _table(SUMMARY_HEADER, rows, verdict_column=SUMMARY_HEADER.index("Verdict"), raw=True)

@@ -33,7 +33,8 @@ def _cell(text: Any) -> str:
 
 
 MARKDOWN = Markup(
-    text=str, code=lambda s: f"`{s}`", strong=lambda s: f"**{s}**", emphasis=lambda s: f"*{s}*", cell=_cell
+    text=str, code=lambda s: f"`{s}`", strong=lambda s: f"**{s}**", emphasis=lambda s: f"*{s}*", cell=_cell,
+    lines=lambda lines: _cell("; ".join(lines)),
 )
 
 
@@ -50,7 +51,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [md(partial), ""]
     lines += [md(parts) for parts in run_lines(report)]
     lines += ["", md(papers_parts(report)), "", md(LEGEND), ""]
-    lines += _table(SUMMARY_HEADER, (summary_cells(c) for c in report["claims"]))
+    lines += _table(SUMMARY_HEADER, (summary_cells(c, MARKDOWN) for c in report["claims"]))
     lines += [line for text in unlisted_lines(report) for line in ("", text)]
     lines.append("")
     for c in report["claims"]:

@@ -40,6 +40,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from claims.evidence._kinds import from_cases, merge
 from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
 from claims.report._citation import DIGEST_OF, content_digest
@@ -204,6 +205,14 @@ class TestRecord:
         why = self.evidence.get("uninformative_why") or {}
         return "; ".join(f"{count}: {reason}" for reason, count in why.items())
 
+    @property
+    def by_kind(self) -> dict[str, Any]:
+        """The test's cases by kind of check (``claims.evidence._kinds``); evidence recorded before the
+        tallies: from its two recorded cases."""
+        if "by_kind" in self.evidence:
+            return self.evidence["by_kind"] or {}
+        return from_cases(self.evidence.get("holding"), self.evidence.get("counterexample"))
+
     def figure_entries(self, paths: Mapping[tuple[str, str], str] | None = None) -> list[dict[str, str]]:
         """{"name", "caption", "path"} of each figure (``paths`` from ``figure_paths``, else its own)."""
         return [
@@ -232,6 +241,7 @@ class TestRecord:
             "tolerance": e.get("tolerance"),
             "error_scale": (e.get("details") or {}).get("error_scale"),
             "details": e.get("details", {}),
+            "by_kind": self.by_kind,
             "violation": e.get("violation"),
             "falsifying_example": e.get("falsifying_example"),
             "series": e.get("series", []),
@@ -269,10 +279,13 @@ def _findings(checks: list[TestRecord]) -> dict[str, Any]:
     merged: dict[str, dict[str, Any]] = {}
     for t in checks:
         for name, f in t.evidence.get("findings", {}).items():
-            m = merged.setdefault(name, {"cases": 0, "degenerate": 0, "checks": 0, "holding": [], "notes": []})
+            m = merged.setdefault(name, {"cases": 0, "degenerate": 0, "checks": 0, "holding": [], "notes": [],
+                                         "by_kind": [], "trends": []})
             m["cases"] += f["cases"]
             m["degenerate"] += f["degenerate"]
             m["checks"] += f["checks"]
+            m["by_kind"].append(f.get("by_kind") if "by_kind" in f else from_cases(f.get("holding"), f.get("counterexample")))
+            m["trends"] += f.get("trends") or []
             m["holding"] += [f["holding"]] if f.get("holding") else []
             m["notes"] += [n for n in f.get("notes", []) if n not in m["notes"]]
     out = {}
@@ -280,6 +293,7 @@ def _findings(checks: list[TestRecord]) -> dict[str, Any]:
         worst = nearest_to_violating(m.pop("holding"))
         out[name] = {
             **m,
+            "by_kind": merge(m["by_kind"]),
             "max_error": worst["error"] if worst else None,
             "tolerance": worst["tolerance"] if worst else None,
             "error_scale": worst["details"].get("error_scale") if worst else None,
@@ -423,6 +437,7 @@ def claim_entry(
         "tolerance": tolerance,
         "error_scale": worst["details"].get("error_scale") if worst else None,
         "margin": _finite(margin(max_error, tolerance)) if worst else None,
+        "by_kind": merge(t.by_kind for t in checks),
         "negative_control": control,
         "counterexample": counterexample,
         "counterexamples": [
