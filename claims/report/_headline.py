@@ -32,8 +32,15 @@ def format_number(value: float | None) -> str:
     return "0" if value == 0 else f"{value:.3g}"
 
 
+UNBOUNDED = 1e299
+"""Reports from before finite scores recorded an unbounded ratio as 1e300: at or above this an error reads
+"unbounded", never as a number."""
+
+
 def format_error(value: float | None, scale: str | None) -> str:
-    """An error with its scale, ``rel`` or ``abs``."""
+    """An error with its scale, ``rel`` or ``abs`` ("unbounded": an old report's stand-in for no finite value)."""
+    if value is not None and abs(value) >= UNBOUNDED:
+        return "unbounded"
     text = format_number(value)
     return f"{text} {_SCALE[scale]}" if value is not None and scale in _SCALE else text
 

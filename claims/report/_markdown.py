@@ -17,6 +17,7 @@ from claims.report._parts import (
     finding_parts,
     papers_parts,
     partial_parts,
+    reading_parts,
     run_lines,
     shows_section,
     summary_cells,
@@ -57,7 +58,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     for c in report["claims"]:
         if not shows_section(c):
             continue
-        lines += [f"## {claim_heading(c)}", "", f"Statement: {c['statement']}", ""]
+        lines += [f"## {claim_heading(c)}", "", f"Statement (as printed): {c['statement']}", ""]
+        how = reading_parts(c)
+        if how:
+            lines += ["### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]
         lines.append(md(verdict_parts(c)))
         lines += [f"- {reason}" for reason in c["why"]]
         for failure in c["violations"]:

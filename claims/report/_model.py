@@ -134,6 +134,8 @@ class TestRecord:
     evidence: dict[str, Any] = field(default_factory=dict)
     duration: float = 0.0
     figures: list[Figure] = field(default_factory=list)
+    line: int | None = None
+    """Where the test is defined in its file (0-based; None: not known): orders a claim's tests and notes."""
 
     def __post_init__(self) -> None:
         self.evidence = self._take_figures(self.evidence)
@@ -275,6 +277,28 @@ def control_status(controls: list[TestRecord], suite: ClaimSuite) -> str:
     return "rejected"
 
 
+def test_order(record: TestRecord) -> tuple[str, float, str]:
+    """A test's place in the report: its file, its line in the file (unknown lines last), its nodeid (the
+    parameters of one test function in nodeid order)."""
+    path = record.nodeid.split("::", 1)[0]
+    return (path, math.inf if record.line is None else record.line, record.nodeid)
+
+
+_LABEL = re.compile(r"^\(([a-z0-9]{1,3})\)\s")
+
+
+def ordered_notes(claim_notes: Iterable[str], tests: list[TestRecord]) -> list[str]:
+    """The claim's notes: the registry's first, then each test's in ``tests``' order (their files' order),
+    within a test those with a label such as "(a) " by label, after the unlabelled ones in the order
+    recorded; a note that two tests record appears once, at its first place."""
+    notes = list(dict.fromkeys(claim_notes))
+    for t in tests:
+        own = list(enumerate(t.evidence.get("notes", [])))
+        own.sort(key=lambda item: ((m := _LABEL.match(item[1])) is not None, m.group(1) if m else "", item[0]))
+        notes += [n for _, n in own if n not in notes]
+    return notes
+
+
 def _findings(checks: list[TestRecord]) -> dict[str, Any]:
     merged: dict[str, dict[str, Any]] = {}
     for t in checks:
@@ -311,7 +335,8 @@ def claim_entry(
 
     ``tests`` are the claim's selected tests; ``suite`` says what else the suite holds for it;
     ``paths`` the report's figure paths (``figure_paths``; by default those of ``tests``).
-    Tests are taken in nodeid order, so that the entry does not depend on xdist's scheduling.
+    Tests are taken in their files' order (``test_order``), so that the entry does not depend on xdist's
+    scheduling; so are their notes (``ordered_notes``).
     """
     paths = figure_paths(tests) if paths is None else paths
     if suite is None:
@@ -319,13 +344,11 @@ def claim_entry(
             has_evidence_tests=any(not t.negative_control for t in tests),
             has_controls=any(t.negative_control for t in tests),
         )
-    tests = sorted(tests, key=lambda t: t.nodeid)
+    tests = sorted(tests, key=test_order)
     checks = [t for t in tests if not t.negative_control]
     controls = [t for t in tests if t.negative_control]
     control = control_status(controls, suite)
-    notes = list(claim.notes)
-    for t in tests:
-        notes += [n for n in t.evidence.get("notes", []) if n not in notes]
+    notes = ordered_notes(claim.notes, tests)
     why: list[str] = []
 
     outcomes = {t.outcome for t in tests}
@@ -420,6 +443,8 @@ def claim_entry(
         "title": claim.title,
         "kind": claim.kind,
         "statement": claim.statement,
+        "tested_as": claim.tested_as or None,
+        "extraction": claim.extraction or None,
         "verdict": verdict,
         "why": why,
         "correction": "; ".join(corrections) or None,

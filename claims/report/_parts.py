@@ -188,8 +188,19 @@ def claim_heading(c: dict[str, Any]) -> str:
     return f"{c['id']}: {c['title']} ({c['ref']}, {c['paper']})"
 
 
+def reading_parts(c: dict[str, Any]) -> list[Parts]:
+    """How the suite reads the statement, apart from the statement as printed: how it is tested, and how
+    the paper's text was read where its extraction garbles it (a report from before: none)."""
+    out = []
+    if c.get("tested_as"):
+        out.append([Strong("Tested as."), f" {c['tested_as']}"])
+    if c.get("extraction"):
+        out.append([Strong("The text."), f" {c['extraction']}"])
+    return out
+
+
 def verdict_parts(c: dict[str, Any]) -> Parts:
-    return ["Verdict: ", Strong(c["verdict"]), "."]
+    return ["Verdict: ", Strong(c["verdict"]), f". {reading(c)}"]
 
 
 def violation_parts(failure: dict[str, Any]) -> Parts:

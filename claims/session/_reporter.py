@@ -18,6 +18,7 @@ from hypothesis import settings
 
 from claims.report._compare import compare, regressions, render_header, render_table
 from claims.report._history import save_run
+from claims.report._lint import report_problems
 from claims.report._model import TestRecord, build_report
 from claims.report._parts import summary_line
 from claims.report._suite import CONTROL, ClaimSuite
@@ -40,6 +41,7 @@ class ClaimsReporter:
         self.comparison = None
         self.regressions: list = []
         self.saved: str | None = None
+        self.problems: list[str] = []
         self.config = config
         self.tracker = tracker
         self.tests: dict[str, TestRecord] = {}
@@ -61,7 +63,7 @@ class ClaimsReporter:
                 return
         else:
             record = self.tests.setdefault(
-                report.nodeid, TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL)
+                report.nodeid, TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL, line=meta.get("line"))
             )
         evidence = recorded_property(report, EVIDENCE_PROPERTY) if report.when == "call" else None
         record.update(report.when, report.outcome, evidence, report.duration, _message(report))
@@ -147,7 +149,8 @@ class ClaimsReporter:
         if manifest is not None:  # selected tests that never reported are not-run
             for nodeid in manifest.selected:
                 meta = manifest.collected[nodeid]
-                self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"] == CONTROL))
+                self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"] == CONTROL,
+                                                         line=meta.get("line")))
         roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
         suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)
         reasons = self._selection(manifest, roots, suites)
@@ -157,6 +160,12 @@ class ClaimsReporter:
         full = not reasons and self.report["run"]["complete"]
         self.directory = report_directory(self.config) / ("" if full else PARTIAL)
         write_report(self.report, self.directory)
+        # the report as a reader reads it: a stand-in number, an unexplained negative slack or an invariance
+        # headlined by a score is a broken report, and fails the session
+        self.problems = report_problems(self.report, (self.directory / "claims.md").read_text(),
+                                        (self.directory / "claims.html").read_text(encoding="utf-8"))
+        if self.problems and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.baseline is not None:
             self._compare(session)
         if self.config.getoption("claims_save") is not None or self.config.getoption("claims_autosave"):
@@ -207,6 +216,8 @@ class ClaimsReporter:
         if self.directory.name == PARTIAL:
             where += f" (not a full, complete run: the full report in {self.directory.parent} is unchanged)"
         terminalreporter.write_line(f"{summary_line(self.report)}; {where}")
+        for problem in self.problems:
+            terminalreporter.write_line(f"claims report misleads: {problem}", red=True)
         if self.comparison is not None:
             terminalreporter.write_sep("-", "claims compare")
             terminalreporter.write_line(render_header(self.comparison))
