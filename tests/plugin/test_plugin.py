@@ -396,8 +396,8 @@ def test_junit_xml_properties_are_json(pytester, ci):
         for case in ElementTree.parse(pytester.path / "junit.xml").iter("testcase")
         for prop in case.iter("property")
     }
-    assert json.loads(properties[("test_identity", "claims")]) == {"ids": ["LJ22.L1"], "role": "evidence"}
-    assert json.loads(properties[("test_control", "claims")]) == {"ids": ["LJ22.L1"], "role": "control"}
+    assert json.loads(properties[("test_identity", "claims")]) == {"ids": ["LJ22.L1"], "role": "evidence", "line": 4}
+    assert json.loads(properties[("test_control", "claims")]) == {"ids": ["LJ22.L1"], "role": "control", "line": 10}
     assert json.loads(properties[("test_identity", "claims_evidence")])["cases"] == 100
 
 
