@@ -11,7 +11,7 @@ of inequalities are relative to the check's scale (|lhs| + |rhs| unless the test
 
 A claim's headline (``claim_headline``) has one line per kind of check its evidence tests recorded, in
 ``KINDS`` order, from the cases where the (corrected) statement held; a claim with no such case shows
-its counterexamples instead. A test's headline (``test_headline``) is the same for its own cases, and
+its counterexamples instead. A test's headline (``per_test_headline``) is the same for its own cases, and
 adds what it shows against a statement: the printed statement's counterexample (an evidence test) or the
 rejected cases (a negative control). Reports from before the tallies are read from their recorded cases.
 """
@@ -287,7 +287,7 @@ def claim_headline(c: Mapping[str, Any]) -> list[str]:
     return ["fails: " + line for line in kind_lines(by_kind, _trends(c, False), "violating")] or ["-"]
 
 
-def test_headline(t: Mapping[str, Any]) -> list[str]:
+def per_test_headline(t: Mapping[str, Any]) -> list[str]:
     """A test's headline figures: where the statement held, and what its violating cases show (the printed
     statement's counterexample in an evidence test, the rejected cases of a negative control)."""
     by_kind = entry_kinds(t)

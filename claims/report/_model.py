@@ -28,6 +28,13 @@ dict holds only their relative paths (``figures/<claim IDs>__<test>__<name>.png`
 returns a ``Report``: a plain dict (what ``claims.json`` holds) whose ``figure_bytes`` attribute is
 the side table {path: PNG bytes} that ``write_report`` writes beside the report. The report also
 carries ``citation``: the content digest of its results (``claims.report._citation``).
+
+Evidence by kind (additive to schema 2): each test entry and each claim entry has ``by_kind``, its cases
+tallied per kind of check (``claims.evidence._kinds``; a claim's over its evidence tests), from which the
+report's headline figures are read (``claims.report._headline``); the claim-level ``max_error``,
+``tolerance``, ``margin`` and ``min_slack`` stay, as the comparison of runs reads them. A claim entry also
+has ``tested_as`` and ``extraction`` from the registry, apart from its ``statement`` as printed. A report
+written before these keys is read as before (its headline from its recorded cases).
 """
 
 from __future__ import annotations
@@ -277,7 +284,7 @@ def control_status(controls: list[TestRecord], suite: ClaimSuite) -> str:
     return "rejected"
 
 
-def test_order(record: TestRecord) -> tuple[str, float, str]:
+def record_order(record: TestRecord) -> tuple[str, float, str]:
     """A test's place in the report: its file, its line in the file (unknown lines last), its nodeid (the
     parameters of one test function in nodeid order)."""
     path = record.nodeid.split("::", 1)[0]
@@ -335,7 +342,7 @@ def claim_entry(
 
     ``tests`` are the claim's selected tests; ``suite`` says what else the suite holds for it;
     ``paths`` the report's figure paths (``figure_paths``; by default those of ``tests``).
-    Tests are taken in their files' order (``test_order``), so that the entry does not depend on xdist's
+    Tests are taken in their files' order (``record_order``), so that the entry does not depend on xdist's
     scheduling; so are their notes (``ordered_notes``).
     """
     paths = figure_paths(tests) if paths is None else paths
@@ -344,7 +351,7 @@ def claim_entry(
             has_evidence_tests=any(not t.negative_control for t in tests),
             has_controls=any(t.negative_control for t in tests),
         )
-    tests = sorted(tests, key=test_order)
+    tests = sorted(tests, key=record_order)
     checks = [t for t in tests if not t.negative_control]
     controls = [t for t in tests if t.negative_control]
     control = control_status(controls, suite)

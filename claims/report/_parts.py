@@ -18,7 +18,7 @@ from claims.report._headline import (
     format_number,
     kind_lines,
     reading,
-    test_headline,
+    per_test_headline,
 )
 from claims.report._model import NOT_RUN
 
@@ -227,7 +227,7 @@ def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
     outcome = t["outcome"] if not t["reason"] else f"{t['outcome']} ({markup.cell(t['reason'])[:200]})"
     return [
         markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), informative_count(t), str(t["degenerate"]),
-        markup.lines(test_headline(t)),
+        markup.lines(per_test_headline(t)),
     ]
 
 

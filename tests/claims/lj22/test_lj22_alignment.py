@@ -534,7 +534,7 @@ def test_theorem2_eq13_along_trajectories():
             ratio=[r[4] for r in rows],
         )
     record_note(
-        f"Smallest Eq. (13) slacks: V_c read with K for M (V_c = 1) {smallest['K for M']:.4g}, literal M (V_c = {c}) "
+        f"Smallest Eq. (13) slacks D - lhs (absolute; the tables give slacks relative to |lhs| + |rhs|): V_c read with K for M (V_c = 1) {smallest['K for M']:.4g}, literal M (V_c = {c}) "
         f"{smallest['literal M']:.4g}; at t = 0 the first has slack {min(at_zero):.4g} >= 0, so this D makes Eq. (13) "
         "hold from t = 0 on."
     )
@@ -621,7 +621,7 @@ def test_theorem2_eq13_through_a_block():
             lhs=[r[4] for r in rows],
         )
     record_note(
-        f"Through a block: smallest Eq. (13) slack {smallest:.4g}; at t = 0 the smallest slack is {min(at_zero):.4g} "
+        f"Through a block: smallest Eq. (13) slack D - lhs {smallest:.4g} (absolute); at t = 0 the smallest slack is {min(at_zero):.4g} "
         f">= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a positive left side "
         "(the rest are implied by D >= 0)."
     )
@@ -752,7 +752,7 @@ def test_theorem2_eq13_through_convolutions():
             C2_ratio=[r[4] for r in rows],
         )
     record_note(
-        f"Through convolutions: smallest Eq. (13) slack for C2 (j = 1) {smallest:.4g}; at t = 0 the smallest slack is "
+        f"Through convolutions: smallest Eq. (13) slack D - lhs for C2 (j = 1) {smallest:.4g} (absolute); at t = 0 the smallest slack is "
         f"{min(at_zero):.4g} >= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a "
         f"positive left side; at {vacuous} points the last convolution's Eq. (13) was vacuous (V_c >= its rank)."
     )
