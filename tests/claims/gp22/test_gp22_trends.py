@@ -169,7 +169,7 @@ def concluded_p(trend) -> str:
     """The one-sided p of the direction the trend concluded: against the prediction when it was refuted,
     for it otherwise (a panel shows the p its verdict rests on)."""
     if trend.verdict == "refuted":
-        return f"p {trend.p_opposite:.2g} against the prediction"
+        return f"opposite p {trend.p_opposite:.2g}"
     return f"p {trend.p_predicted:.2g}"
 
 
