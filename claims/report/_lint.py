@@ -2,7 +2,8 @@
 parsed back into rows, and the JSON's numbers.
 
 ``report_problems`` lists what would mislead a reader: a stand-in number (``SENTINELS``: 1e300 for an
-unbounded ratio, 1e-300 for its margin) anywhere in the JSON or the text; a negative slack in a table that
+unbounded ratio, 1e-300 for its margin) among the JSON's judged numbers or in the renderings' tables and
+findings; a negative slack in a table that
 is not marked as rounding at an equality case ("within rounding"); an invariance claim whose headline is
 not its drift orders' slopes (a drift-order score in its place). The plugin runs it on every report it
 writes (a problem fails the session); the unit and plugin tests run it on recorded and synthetic reports.
@@ -22,15 +23,30 @@ _NEGATIVE_SLACK = re.compile(r"slack\s+(-\d[\d.e+-]*)")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
-def _numbers(value: Any) -> Iterator[float]:
-    if isinstance(value, float):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _numbers(item)
+SCORED = ("max_error", "tolerance", "margin", "error", "min_slack", "relative_drift", "reference_disagreement")
+"""The keys under which a stand-in was written (a case's error and tolerance, a margin, a score's parts). Drawn
+data (a Hypothesis example may well be 1e-300) sits under other keys and is not a stand-in."""
+
+
+def _scores(value: Any) -> Iterator[float]:
+    """Every number under a ``SCORED`` key, at any depth."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in SCORED and isinstance(item, float):
+                yield item
+            else:
+                yield from _scores(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _numbers(item)
+            yield from _scores(item)
+
+
+def _judged_text(markdown: str, page: str) -> tuple[str, str]:
+    """The parts of each rendering that show judged numbers: table rows and findings' lines (notes and a
+    counterexample's details may quote drawn data, which is not a stand-in)."""
+    lines = "\n".join(line for line in markdown.splitlines() if line.startswith(("|", "Finding ")))
+    parts = re.findall(r"<table>.*?</table>|<p>Finding .*?</p>", page, flags=re.S)
+    return lines, "\n".join(parts)
 
 
 def markdown_summary_rows(markdown: str) -> list[dict[str, str]]:
@@ -95,14 +111,14 @@ def _table_problems(rows: list[dict[str, str]], claims: Mapping[str, Mapping[str
 
 def json_problems(report: Mapping[str, Any]) -> list[str]:
     """Stand-in numbers in the report's data (what claims.json holds)."""
-    stand_ins = sorted({v for v in _numbers(dict(report)) if v in SENTINELS})
+    stand_ins = sorted({v for v in _scores(dict(report)) if v in SENTINELS})
     return [f"claims.json carries stand-in numbers {stand_ins}"] if stand_ins else []
 
 
 def rendered_problems(report: Mapping[str, Any], markdown: str, page: str) -> list[str]:
     """What in claims.md and claims.html would mislead a reader (see the module docstring)."""
     problems = []
-    for name, text in (("claims.md", markdown), ("claims.html", page)):
+    for name, text in zip(("claims.md", "claims.html"), _judged_text(markdown, page)):
         found = _SENTINEL_TEXT.search(text)
         if found:
             problems.append(f"{name} shows a stand-in number {found.group(0)!r}: "

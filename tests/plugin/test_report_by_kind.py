@@ -118,14 +118,18 @@ def test_a_report_of_every_kind_reads_by_kind_in_both_renderings(pytester):
 
 
 def test_a_report_that_would_mislead_fails_the_session(pytester):
+    """A case recorded with a stand-in score fails the session; drawn data of that size (a series, a note) does
+    not."""
     pytester.makepyfile(test_stand_in="""
         import pytest
-        from claims import check_close, check_rejected, record_note
+        from claims import check_close, check_rejected, record_case, record_note, record_series
 
         @pytest.mark.claim("LJ22.R1")
         def test_claim():
             check_close(1.0, 1.0, tolerance=0.0)
-            record_note("a score of 1e+300 stands in for an unbounded ratio")
+            record_case(1e300, 1.0, error_scale="relative")  # a score capped at 1e300, as before the kinds
+            record_series("drawn", factor=1e-300)
+            record_note("Hypothesis drew a factor of 1e-300")
 
         @pytest.mark.claim("LJ22.R1", negative_control=True)
         def test_control():
@@ -134,4 +138,6 @@ def test_a_report_that_would_mislead_fails_the_session(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*claims report misleads: claims.md shows a stand-in number '1e+300'*"])
+    # the score and the margin the model derives from it (1 / 1e300); not the drawn series value or the note
+    result.stdout.fnmatch_lines(["*claims report misleads: claims.json carries stand-in numbers [[]1e-300, 1e+300[]]"])
+    assert result.stdout.str().count("claims report misleads") == 1
