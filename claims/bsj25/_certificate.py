@@ -85,10 +85,12 @@ class EscapeDirection:
         return unflatten(self.rho, self.shapes)
 
     def summary(self) -> dict[str, Any]:
-        """Plain numbers for a report."""
+        """Plain numbers for a report (``margin`` None where no pre-activation has a finite margin: none
+        on a live column, or every one certain with a rounding bound of 0)."""
         return dict(
             depth=self.depth, shapes=[list(s) for s in self.shapes], speed=self.speed, residual=self.residual,
-            residual_max=self.residual_max, residual_bound=self.residual_bound, margin=min(self.margin, 1e300),
+            residual_max=self.residual_max, residual_bound=self.residual_bound,
+            margin=self.margin if math.isfinite(self.margin) else None,
             kinks=len(self.kinks), kink_units=len({(l, i) for l, i, _ in self.kinks}), vanished_units=len(self.vanished),
             kkt_residual=self.kkt_residual, restarts=self.restarts, agreeing=self.agreeing, warm_starts=self.warm_starts,
         )

@@ -89,7 +89,8 @@ def check_close(
     tolerance = _tolerance(tolerance, "check_close")
     error, degenerate, kind = _difference(observed, expected, _scale(scale, "check_close"), "check_close")
     holds = error <= tolerance
-    record_case(error, tolerance, violates=not holds, degenerate=degenerate and holds, error_scale=kind, **details)
+    record_case(error, tolerance, violates=not holds, degenerate=degenerate and holds, check_kind="identity",
+                error_scale=kind, **details)
     if not holds:
         raise ClaimViolation(f"{kind} error {error:.3g} exceeds tolerance {tolerance:.3g}; {details}")
     return error
@@ -104,7 +105,8 @@ def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **de
     error = max((abs(a - b) for a, b in pairs), default=Fraction(0))
     degenerate = all(a == 0 and b == 0 for a, b in pairs)
     record_case(
-        float(error), 0.0, violates=error != 0, degenerate=degenerate, exact_error=error, error_scale="absolute", **details
+        float(error), 0.0, violates=error != 0, degenerate=degenerate, check_kind="identity", exact_error=error,
+        error_scale="absolute", **details
     )
     if error != 0:
         raise ClaimViolation(f"exact error {error} != 0; {details}")
@@ -136,7 +138,8 @@ def check_property(holds: bool, description: str, **details: Any) -> None:
     a truth value: a bool, a numpy or sympy boolean, or a one-entry boolean tensor or array (anything
     else is a ``TypeError``; a NaN or infinity is ``NonFiniteEvidence``, never true)."""
     holds = _truth_value(holds)
-    record_case(0.0 if holds else 1.0, 0.0, violates=not holds, property=description, error_scale="absolute", **details)
+    record_case(0.0 if holds else 1.0, 0.0, violates=not holds, check_kind="property", property=description,
+                error_scale="absolute", **details)
     if not holds:
         raise ClaimViolation(f"property fails: {description}; {details}")
 
@@ -145,7 +148,8 @@ def check_property_rejected(holds: bool, description: str, **details: Any) -> No
     """Negative control, or a counterexample to a printed statement, for a property: the property
     ``description`` must fail on this case (``holds`` false), as ``check_property`` would find."""
     holds = _truth_value(holds)
-    record_case(0.0 if holds else 1.0, 0.0, violates=True, property=description, error_scale="absolute", **details)
+    record_case(0.0 if holds else 1.0, 0.0, violates=True, check_kind="property", property=description,
+                error_scale="absolute", **details)
     if holds:
         raise ClaimViolation(f"negative control accepted: the property holds: {description}; {details}")
 
@@ -157,7 +161,7 @@ def check_rejected(
     error measured as ``check_close`` measures it."""
     tolerance = _tolerance(tolerance, "check_rejected")
     error, _, kind = _difference(observed, expected, _scale(scale, "check_rejected"), "check_rejected")
-    record_case(error, tolerance, violates=True, error_scale=kind, **details)
+    record_case(error, tolerance, violates=True, check_kind="identity", error_scale=kind, **details)
     if not error > tolerance:
         raise ClaimViolation(f"negative control accepted: {kind} error {error:.3g} <= tolerance {tolerance:.3g}")
     return error
@@ -240,10 +244,12 @@ def check_inequality(
         violates=not holds,
         degenerate=degenerate,
         uninformative=uninformative,
+        check_kind="inequality",
         lhs=lhs,
         rhs=rhs,
         slack=slack,
         relative_slack=relative,
+        scale=scale,
         error_scale="absolute",
         **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}),
         **details,
@@ -265,8 +271,8 @@ def check_inequality_rejected(
     lhs, rhs = _sides(lhs, rhs, "check_inequality_rejected")
     uninformative = _bound_informative(lhs, rhs, tolerance, lhs_range, None, control=in_negative_control())
     error = lhs - rhs
-    record_case(max(error, 0.0), tolerance, violates=True, uninformative=uninformative, lhs=lhs, rhs=rhs,
-                error_scale="absolute", **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}), **details)
+    record_case(max(error, 0.0), tolerance, violates=True, uninformative=uninformative, check_kind="inequality",
+                lhs=lhs, rhs=rhs, error_scale="absolute", **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}), **details)
     if not error > tolerance:
         raise ClaimViolation(f"negative control accepted: {lhs!r} <= {rhs!r} + {tolerance:.3g}")
     return error

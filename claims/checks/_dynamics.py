@@ -9,9 +9,11 @@ from typing import Any, Sequence
 from claims.checks._core import _finite, _floats, _tolerance
 from claims.evidence._record import ClaimViolation, record_case
 
-def _rate_error(rate: Any, scale: Any, check: str) -> tuple[float, bool, dict[str, float]]:
-    """max |rate| / scale entrywise; entries of zero scale must have zero rate (their relative error is
-    |rate| / the smallest normal float). Degenerate when every entry of both is zero."""
+def _rate_error(rate: Any, scale: Any, check: str) -> tuple[float, float, bool, dict[str, float]]:
+    """(max |rate| / scale over the entries of positive scale, max |rate| over the entries of zero scale,
+    degenerate, the worst entry's numbers). An entry of zero scale has no relative error: its summands all
+    vanish, so its rate must be exactly 0, and a nonzero one is reported as it is (``unscaled_rate``,
+    absolute). Degenerate when every entry of both is zero."""
     rates, scales = _floats(rate), _floats(scale)
     _finite("rate", rates, check)
     _finite("scale", scales, check)
@@ -19,13 +21,40 @@ def _rate_error(rate: Any, scale: Any, check: str) -> tuple[float, bool, dict[st
         raise ValueError(f"{check}: rate has {len(rates)} entries, scale {len(scales)}")
     if any(s < 0 for s in scales):
         raise ValueError(f"{check}: the scale is a sum of magnitudes, never negative")
-    tiny = 2.2250738585072014e-308
-    errors = [abs(r) / max(s, tiny) for r, s in zip(rates, scales)]
-    error = min(max(errors, default=0.0), 1e300)
+    errors = [abs(r) / s if s > 0 else 0.0 for r, s in zip(rates, scales)]
+    unscaled = max((abs(r) for r, s in zip(rates, scales) if s == 0), default=0.0)
+    error = max(errors, default=0.0)
     worst = max(range(len(errors)), key=errors.__getitem__, default=None)
     degenerate = all(r == 0 for r in rates) and all(s == 0 for s in scales)
     numbers = {} if worst is None else {"rate": rates[worst], "rate_scale": scales[worst], "entries": len(rates)}
-    return error, degenerate, numbers
+    if unscaled > 0:
+        numbers["unscaled_rate"] = unscaled
+    return error, unscaled, degenerate, numbers
+
+
+def _rate_case(error: float, unscaled: float, tolerance: float) -> tuple[float, float, str]:
+    """The case a conserved-rate check records: the relative error against the rounding bound, or, when an
+    entry of zero scale has a nonzero rate, that rate against the bound 0 there (absolute)."""
+    return (unscaled, 0.0, "absolute") if unscaled > 0 else (error, tolerance, "relative")
+
+
+def _shortfall(required: float, observed: float) -> float:
+    """How far ``observed`` is from exceeding ``required`` (both >= 0), as a finite score against 1: the
+    ratio s = required / observed mapped by 2s / (1 + s) into [0, 2], that is 2 required / (required +
+    observed). The same order and the same threshold as s (<= 1 exactly when observed >= required), and
+    finite where s is not: 2 when observed is 0 (nothing shown), 0 when it is infinite."""
+    if observed == 0:
+        return 2.0
+    if math.isinf(observed):
+        return 0.0
+    return 2 * required / (required + observed)
+
+
+def _excess(error: float, allowed: float) -> float:
+    """How far ``error`` goes past ``allowed`` (both >= 0), as a finite score against 1: the ratio s = error
+    / allowed mapped by 2s / (1 + s) into [0, 2], that is 2 error / (error + allowed); 0 when the error is
+    0 (even with nothing allowed), 2 when nothing is allowed and the error is not 0."""
+    return 0.0 if error == 0 else 2 * error / (error + allowed)
 
 
 def check_conserved_rate(rate: Any, scale: Any, tolerance: float, **details: Any) -> float:
@@ -33,12 +62,14 @@ def check_conserved_rate(rate: Any, scale: Any, tolerance: float, **details: Any
     max |dQ/dt| / S <= tolerance entrywise, S the sum of the magnitudes of the summands of the
     rates of Q's two terms (``claims.lj22._invariants.instantaneous_rate``). All zero is degenerate."""
     tolerance = _tolerance(tolerance, "check_conserved_rate")
-    error, degenerate, numbers = _rate_error(rate, scale, "check_conserved_rate")
-    holds = error <= tolerance
-    record_case(error, tolerance, violates=not holds, degenerate=degenerate and holds, error_scale="relative",
-                evidence="instantaneous rate", **numbers, **details)
+    error, unscaled, degenerate, numbers = _rate_error(rate, scale, "check_conserved_rate")
+    recorded, bound, kind = _rate_case(error, unscaled, tolerance)
+    holds = recorded <= bound
+    record_case(recorded, bound, violates=not holds, degenerate=degenerate and holds, check_kind="conserved rate",
+                error_scale=kind, evidence="instantaneous rate", **numbers, **details)
     if not holds:
-        raise ClaimViolation(f"dQ/dt is {error:.3g} of its scale, above the rounding bound {tolerance:.3g}; {details}")
+        raise ClaimViolation(f"dQ/dt is {error:.3g} of its scale, above the rounding bound {tolerance:.3g}"
+                             + (f" (and {unscaled:.3g} where its scale is 0)" if unscaled else "") + f"; {details}")
     return error
 
 
@@ -46,26 +77,29 @@ def check_conserved_rate_rejected(rate: Any, scale: Any, tolerance: float, **det
     """Negative control (or noninvariance): dQ/dt must exceed the rounding bound that
     ``check_conserved_rate`` allows."""
     tolerance = _tolerance(tolerance, "check_conserved_rate_rejected")
-    error, _, numbers = _rate_error(rate, scale, "check_conserved_rate_rejected")
-    record_case(error, tolerance, violates=True, error_scale="relative", evidence="instantaneous rate",
-                **numbers, **details)
-    if not error > tolerance:
+    error, unscaled, _, numbers = _rate_error(rate, scale, "check_conserved_rate_rejected")
+    recorded, bound, kind = _rate_case(error, unscaled, tolerance)
+    record_case(recorded, bound, violates=True, check_kind="conserved rate", error_scale=kind,
+                evidence="instantaneous rate", **numbers, **details)
+    if not recorded > bound:
         raise ClaimViolation(f"negative control accepted: dQ/dt is {error:.3g} of its scale <= {tolerance:.3g}")
     return error
 
 
 def check_nonzero_rate(rate: Any, scale: Any, tolerance: float, factor: float, **details: Any) -> float:
     """Instantaneous noninvariance: some entry of dQ/dt exceeds ``factor`` times the rounding bound
-    that ``check_conserved_rate`` allows (max |dQ/dt| / S > factor * tolerance)."""
+    that ``check_conserved_rate`` allows (max |dQ/dt| / S > factor * tolerance; a nonzero rate where S
+    is 0 exceeds any bound). The recorded error is how far the rate is from being shown nonzero,
+    ``_shortfall(factor * tolerance, |dQ/dt| / S)`` against 1 (2 for an exactly zero rate)."""
     tolerance = _tolerance(tolerance, "check_nonzero_rate")
     if not factor >= 1:
         raise ValueError("check_nonzero_rate: the factor is at least 1")
-    error, _, numbers = _rate_error(rate, scale, "check_nonzero_rate")
-    # The error is how far the rate is from being shown nonzero: (factor tolerance) / (|rate| / S).
-    shortfall = min(factor * tolerance / error, 1e300) if error > 0 else 1e300
+    error, unscaled, _, numbers = _rate_error(rate, scale, "check_nonzero_rate")
+    shortfall = _shortfall(factor * tolerance, math.inf if unscaled > 0 else error)
     holds = shortfall < 1.0
-    record_case(shortfall, 1.0, violates=not holds, error_scale="relative", evidence="instantaneous rate",
-                relative_rate=error, rounding_bound=tolerance, factor=factor, **numbers, **details)
+    record_case(shortfall, 1.0, violates=not holds, check_kind="nonzero rate", error_scale="relative",
+                evidence="instantaneous rate", relative_rate=error, rounding_bound=tolerance, factor=factor,
+                **numbers, **details)
     if not holds:
         raise ClaimViolation(f"dQ/dt ({error:.3g} of its scale) not shown nonzero: below {factor} x {tolerance:.3g}")
     return error
@@ -75,10 +109,11 @@ def check_nonzero_rate_rejected(rate: Any, scale: Any, tolerance: float, factor:
     """Negative control for ``check_nonzero_rate``: on a conserved quantity the rate must not be
     shown nonzero."""
     tolerance = _tolerance(tolerance, "check_nonzero_rate_rejected")
-    error, _, numbers = _rate_error(rate, scale, "check_nonzero_rate_rejected")
-    shortfall = min(factor * tolerance / error, 1e300) if error > 0 else 1e300
-    record_case(shortfall, 1.0, violates=True, error_scale="relative", evidence="instantaneous rate",
-                relative_rate=error, rounding_bound=tolerance, factor=factor, **numbers, **details)
+    error, unscaled, _, numbers = _rate_error(rate, scale, "check_nonzero_rate_rejected")
+    shortfall = _shortfall(factor * tolerance, math.inf if unscaled > 0 else error)
+    record_case(shortfall, 1.0, violates=True, check_kind="nonzero rate", error_scale="relative",
+                evidence="instantaneous rate", relative_rate=error, rounding_bound=tolerance, factor=factor,
+                **numbers, **details)
     if shortfall < 1.0:
         raise ClaimViolation(f"negative control accepted: dQ/dt is {error:.3g} of its scale, above {factor} x {tolerance:.3g}")
     return error
@@ -150,13 +185,18 @@ def _order_fit(
         # The drift is at rounding level at (nearly) every step: no order to fit, and nothing
         # distinguishes the quantity from a conserved one; the caller's step sizes are too small.
         raise ValueError(f"{check}: fewer than 3 drifts above the rounding floor ({ds} vs {floors}); use larger steps")
+    if not term_change > 0:
+        # |Q(T) - Q(0)| is at most the change of Q's terms, so terms that did not move cannot carry a drift
+        # above the rounding floor: the caller's term change is not the terms' own motion.
+        raise ValueError(f"{check}: the drift {fitted[-1][1]:.3g} is above its rounding floor while Q's terms did "
+                         f"not move (term change {term_change!r}); the term change bounds the drift")
     fit = log_log_fit(fitted)
-    relative_drift = fitted[-1][1] / term_change if term_change > 0 else math.inf
-    numbers.update(slope=float(fit.slope), slope_stderr=float(fit.stderr), relative_drift=min(relative_drift, 1e300))
+    relative_drift = fitted[-1][1] / term_change
+    numbers.update(slope=float(fit.slope), slope_stderr=float(fit.stderr), relative_drift=relative_drift)
     # One-sided: the drift must vanish at least at the integrator's order. Faster (a slope above p)
     # means the leading error term vanished (Heun's does on quadratic invariants), still no drift.
     error = max((order - fit.slope) / band, relative_drift / ratio, 0.0)
-    return min(error, 1e300), False, numbers
+    return error, False, numbers
 
 
 def check_convergence_order(
@@ -180,7 +220,8 @@ def check_convergence_order(
         step_sizes, drifts, order, band, term_change, ratio, floor, fit_points, usable, "check_convergence_order"
     )
     holds = error <= 1.0
-    record_case(error, 1.0, violates=not holds, degenerate=degenerate, error_scale="relative", **numbers, **details)
+    record_case(error, 1.0, violates=not holds, degenerate=degenerate, check_kind="drift order", error_scale="relative",
+                **numbers, **details)
     if not holds:
         raise ClaimViolation(
             f"drift is not truncation error of order {order}: slope {numbers.get('slope', float('nan')):.3g} "
@@ -199,7 +240,7 @@ def check_convergence_order_rejected(
     error, _, numbers = _order_fit(
         step_sizes, drifts, order, band, term_change, ratio, floor, fit_points, usable, "check_convergence_order_rejected"
     )
-    record_case(error, 1.0, violates=True, error_scale="relative", **numbers, **details)
+    record_case(error, 1.0, violates=True, check_kind="drift order", error_scale="relative", **numbers, **details)
     if not error > 1.0:
         raise ClaimViolation(f"negative control accepted: drift converges at order {order} ({numbers})")
     return error
@@ -213,9 +254,12 @@ def richardson_limit(
     pair of consecutive steps R(h) = D(h/2) + (D(h/2) - D(h)) / (2^p - 1) = D0 + O(h^(p+1)); the limit
     is R at the two smallest steps and its error estimate the whole change of R between the last two
     pairs, |R(h) - R(2h)| (a conservative bound on the next levels), plus the rounding ``floor``. For a
-    conserved quantity R is O(h^(p+1)), so |R(h)| is a fraction 1 / (2^(p+1) - 1) of that estimate. Error = factor * estimate / |D0| (a limit shown nonzero at <= 1),
-    and, given a ``reference`` drift (an adaptive solution, within ``reference_error``), the
-    extrapolated limit must agree with it: error >= (|D0 - reference| / (estimate + reference_error))."""
+    conserved quantity R is O(h^(p+1)), so |R(h)| is a fraction 1 / (2^(p+1) - 1) of that estimate.
+    Error = ``_shortfall(factor * estimate, |D0|)``, the ratio factor * estimate / |D0| mapped into [0, 2]
+    (a limit shown nonzero at <= 1; 2 for a limit of exactly 0), and, given a ``reference`` drift (an
+    adaptive solution, within ``reference_error``), the extrapolated limit must agree with it: error >=
+    ``_excess(|D0 - reference|, estimate + reference_error)``, the ratio of the two mapped the same way.
+    The limit and its estimate are in the details (``limit``, ``limit_error``): the report reads those."""
     hs, ds = _step_sizes(step_sizes, drifts, check)
     floor = float(floor)
     _finite("floor", [floor], check)
@@ -231,15 +275,14 @@ def richardson_limit(
     )
     if ds[-2] != ds[-1]:
         numbers["successive_ratio"] = (ds[-3] - ds[-2]) / (ds[-2] - ds[-1])  # 2^p in the asymptotic regime
-    error = factor * estimate / abs(limit) if limit != 0 else 1e300
+    error = _shortfall(factor * estimate, abs(limit))
     if reference is not None:
         reference, reference_error = float(reference), float(reference_error or 0.0)
         _finite("reference", [reference, reference_error], check)
-        agreement = abs(limit - reference) / (estimate + reference_error) if estimate + reference_error > 0 else (
-            0.0 if limit == reference else 1e300)
+        agreement = _excess(abs(limit - reference), estimate + reference_error)
         numbers.update(reference=reference, reference_error=reference_error, reference_disagreement=agreement)
         error = max(error, agreement)
-    return min(error, 1e300), numbers
+    return error, numbers
 
 
 def check_nonzero_limit(
@@ -252,7 +295,7 @@ def check_nonzero_limit(
     error, numbers = richardson_limit(step_sizes, drifts, order, factor, floor, reference, reference_error,
                                  "check_nonzero_limit")
     holds = error <= 1.0
-    record_case(error, 1.0, violates=not holds, error_scale="relative", **numbers, **details)
+    record_case(error, 1.0, violates=not holds, check_kind="drift limit", error_scale="relative", **numbers, **details)
     if not holds:
         raise ClaimViolation(
             f"drift limit {numbers['limit']:.3g} not shown nonzero (error estimate {numbers['limit_error']:.3g}, "
@@ -268,7 +311,7 @@ def check_nonzero_limit_rejected(
     """Negative control for ``check_nonzero_limit``: on a conserved quantity the extrapolated limit
     must not be shown nonzero."""
     error, numbers = richardson_limit(step_sizes, drifts, order, factor, floor, None, None, "check_nonzero_limit_rejected")
-    record_case(error, 1.0, violates=True, error_scale="relative", **numbers, **details)
+    record_case(error, 1.0, violates=True, check_kind="drift limit", error_scale="relative", **numbers, **details)
     if not error > 1.0:
         raise ClaimViolation(f"negative control accepted: drift limit {numbers['limit']:.3g} shown nonzero")
     return error

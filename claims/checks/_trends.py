@@ -34,6 +34,8 @@ def _record_trend(
         "p_predicted": trend.p_predicted, "p_opposite": trend.p_opposite, "alpha": trend.rule.alpha,
         "effect": trend.effect, "min_effect": trend.rule.min_effect, "n": trend.n,
         "detectable_effect": trend.detectable_effect, "uninformative": trend.uninformative,
+        "direction": trend.rule.direction, "effect_interval": list(trend.effect_interval), "levels": trend.levels,
+        "statistic": trend.rule.statistic,
     }))
     # a trend's case counts its runs (the report says "runs" unless the test named its unit), and an
     # uninformative design counts them all; several responses of one run (its layers) are one run
@@ -41,8 +43,8 @@ def _record_trend(
     if runs is not None and not 0 < runs <= trend.n:
         raise ValueError(f"a design of {trend.n} responses comes from 1 to {trend.n} runs, not {runs}")
     numbers.pop("uninformative")  # record_case keeps the reason with the case
-    record_case(min(trend.error(), 1e300), 1.0, violates=violates, uninformative=trend.uninformative, units=runs or trend.n,
-                error_scale="relative", evidence="trend", **numbers, **details)
+    record_case(trend.error(), 1.0, violates=violates, uninformative=trend.uninformative, units=runs or trend.n,
+                check_kind="trend", error_scale="relative", evidence="trend", **numbers, **details)
 
 
 def check_trend(
@@ -57,7 +59,7 @@ def check_trend(
     is a case where the statement holds; ``refuted`` (significant against the prediction) is a
     counterexample and the test declares ``refuted``; ``inconclusive`` is recorded with its numbers
     and the test declares ``inconclusive`` (a trend that does not reproduce at this scale is a
-    result, not a broken run). Error = max(p / alpha, min_effect / effect) against tolerance 1
+    result, not a broken run). Error = max(p / alpha, 2 - effect / min_effect) against tolerance 1
     (``Trend.error``). With ``declare=False`` the test states its verdict itself from the returned
     ``claims.evidence._trend.Trend`` (e.g. a correction that two designs together show). ``runs``: how many
     runs the responses come from when a run gives several (one per layer); the case counts runs.

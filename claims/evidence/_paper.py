@@ -59,7 +59,13 @@ class Paper:
 
 @dataclass(frozen=True)
 class Claim:
-    """One formal statement of a paper, encoded as printed."""
+    """One formal statement of a paper, encoded as printed.
+
+    ``statement`` is the statement as the paper prints it (in plain-text math), and nothing else: how the
+    suite tests it (the instance, the scale, the method: "exactly, in rational arithmetic", "at computed
+    optima") is ``tested_as``; what the paper's text as extracted hides or garbles, and how the statement
+    was read there, is ``extraction``; anything else is in ``notes``. ``kind`` names the kinds of
+    evidence, comma-separated (identity, invariance, noninvariance, inequality, construction, trend)."""
 
     id: str
     paper: str
@@ -68,6 +74,8 @@ class Claim:
     statement: str
     kind: str
     notes: tuple[str, ...] = ()
+    tested_as: str = ""
+    extraction: str = ""
 
 
 def paper_modules(package: str = PACKAGE) -> list[ModuleType]:

@@ -30,6 +30,7 @@ from hypothesis.control import current_build_context
 from hypothesis.errors import InvalidArgument
 
 from claims.evidence._erratum import CONTENT, ErratumError, differing_fields, erratum_record
+from claims.evidence._kinds import KINDS, KindTally, margin
 
 VERDICTS = (
     "verified",
@@ -76,11 +77,6 @@ keeps an evenly spaced sample of the rows in recording order (the first and the 
 counts the rest under ``series_dropped`` ({name: rows left out}). The test itself keeps every row
 (``recorded_series``: figures are drawn from the full data). A series whose every row matters (e.g.
 per-step rows a later report reads whole) lifts or changes its limit with ``keep_series_rows``."""
-
-
-def margin(error: float, tolerance: float) -> float:
-    """tolerance / error; infinite when the error is exactly 0."""
-    return math.inf if error == 0 else tolerance / error
 
 
 def plain(value: Any) -> Any:
@@ -157,6 +153,7 @@ class TestEvidence:
     trends: list[dict[str, Any]] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
     errata: list[dict[str, Any]] = field(default_factory=list)
+    by_kind: KindTally = field(default_factory=KindTally, repr=False)
     series_limits: dict[str, int | None] = field(default_factory=dict, repr=False)
     claim_ids: list[str] | None = field(default=None, repr=False)
     control: bool = field(default=False, repr=False)
@@ -217,16 +214,22 @@ class TestEvidence:
 
     def add_case(
         self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False, degenerate: bool = False,
-        uninformative: str | None = None, units: int = 1,
+        uninformative: str | None = None, units: int = 1, check_kind: str | None = None,
     ) -> None:
         """One check's case. ``uninformative``: why the check could not have come out the other way on
-        it (None: it could); ``units``: how many of the test's units it counts (a trend's runs)."""
+        it (None: it could); ``units``: how many of the test's units it counts (a trend's runs);
+        ``check_kind``: the kind of check (``claims.evidence._kinds.KINDS``) it is tallied under."""
         if units < 1:
             raise ValueError(f"a case counts at least one unit, not {units}")
+        if check_kind is not None and check_kind not in KINDS:
+            raise ValueError(f"a check's kind is one of {KINDS}, not {check_kind!r}")
+        if not (math.isfinite(error) and math.isfinite(tolerance)):
+            raise ValueError(f"a case's error and tolerance are finite numbers, not {error!r} and {tolerance!r}")
         self._enter_case(degenerate, uninformative, units, violates)
         if degenerate:
             return
         informative = uninformative is None
+        self.by_kind.add(check_kind, error, tolerance, details, violates, informative)
         if not informative:
             details = {**details, "uninformative": uninformative}
         case = Case(error, tolerance, details)
@@ -289,6 +292,7 @@ class TestEvidence:
                 "max_error": shown.error if shown else None,
                 "tolerance": shown.tolerance if shown else None,
                 "details": shown.details if shown else {},
+                "by_kind": self.by_kind.to_builtin(),
                 "holding": vars(self.holding) if self.holding else None,
                 "counterexample": vars(self.violating) if self.violating else None,
                 "notes": self.notes,
@@ -448,15 +452,18 @@ def unique_target_label(label: str) -> str:
 
 def record_case(
     error: float, tolerance: float, violates: bool = False, degenerate: bool = False,
-    uninformative: str | None = None, units: int = 1, **details: Any,
+    uninformative: str | None = None, units: int = 1, check_kind: str | None = None, **details: Any,
 ) -> None:
     """Add one checked case: its error, the tolerance it was judged by, and extra numbers;
     ``violates`` for a case shown to violate a statement (error > tolerance is the point);
     ``degenerate`` for a case whose sides vanish identically (counted apart); ``uninformative``, the
     reason why the check could not have come out the other way on this case (counted apart from the
-    informative ones); ``units``, how many of the test's units the case counts (a trend's runs)."""
+    informative ones); ``units``, how many of the test's units the case counts (a trend's runs);
+    ``check_kind``, the kind of check the case is tallied under (``claims.evidence._kinds.KINDS``; the
+    checks name theirs, a direct call may leave it out). Error and tolerance are finite numbers: a
+    check whose ratio has no finite value writes its score so that it has one (never a stand-in)."""
     current("record_case").add_case(float(error), float(tolerance), details, violates, degenerate, uninformative,
-                                    int(units))
+                                    int(units), check_kind)
 
 
 def count_cases_as(unit: str, unless_named: bool = False) -> None:

@@ -147,16 +147,19 @@ class Trend:
 
     def error(self) -> float:
         """The case's error against tolerance 1 (<= 1 when the verdict is ``verified``): the larger of
-        p / alpha and min_effect / effect; for ``none`` the interval's reach over min_effect."""
+        p / alpha and the effect's shortfall 2 - effect / min_effect (1 at the minimum effect, growing
+        linearly as the effect falls short of it, on past 0 into the opposite direction: finite for every
+        effect, where min_effect / effect is not); with ``min_slope``, likewise 2 - slope / min_slope of
+        the nearer end of the slope's interval. For ``none``: the interval's reach over min_effect."""
         rule = self.rule
         if rule.direction == "none":
             return max(abs(self.effect_interval[0]), abs(self.effect_interval[1])) / rule.min_effect
-        shortfall = rule.min_effect / self.effect if self.effect > 0 else math.inf
+        shortfall = 2 - self.effect / rule.min_effect
         if rule.min_slope is not None:
             signed = self.slope if rule.direction == "increasing" else -self.slope
             near = min(signed, *(s if rule.direction == "increasing" else -s for s in (self.slope_interval or (0.0,))))
-            shortfall = max(shortfall, rule.min_slope / near if near > 0 else math.inf)
-        return min(max(self.p_predicted / rule.alpha, shortfall), 1e300)
+            shortfall = max(shortfall, 2 - near / rule.min_slope)
+        return max(self.p_predicted / rule.alpha, shortfall)
 
     def to_builtin(self) -> dict[str, Any]:
         numbers = asdict(self)

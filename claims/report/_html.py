@@ -27,6 +27,7 @@ from claims.report._parts import (
     finding_parts,
     papers_parts,
     partial_parts,
+    reading_parts,
     run_lines,
     summary_cells,
     summary_line,
@@ -50,12 +51,14 @@ HTML = Markup(
     strong=lambda s: f"<strong>{_escape(s)}</strong>",
     emphasis=lambda s: f"<em>{_escape(s)}</em>",
     cell=lambda s: str(s).replace("\n", " "),
+    lines=lambda lines: "<br>".join(_escape(line) for line in lines),
 )
 
 STYLE = """
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b; margin: 0; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem 1.5rem 4rem; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1rem; margin: 0.6rem 0 0.2rem; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em; }
 pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; white-space: pre-wrap; }
 table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.9em; }
@@ -73,7 +76,7 @@ details > summary { cursor: pointer; }
 .statement { background: #f8f8fb; border-left: 3px solid #99a; padding: 0.3rem 0.7rem; }
 """
 
-_NUMERIC = {"Informative / cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack"}
+_NUMERIC = {"Informative / cases", "Degenerate"}
 
 
 def _figure_source(figures: Mapping[str, bytes] | Path | None, path: str) -> bytes | None:
@@ -104,7 +107,7 @@ def _table(header: tuple[str, ...], rows: list[list[str]], verdict_column: int |
 def _summary_table(report: dict[str, Any]) -> str:
     rows = []
     for c in report["claims"]:
-        cells = [_escape(v) for v in summary_cells(c)]
+        cells = summary_cells(c, HTML)
         cells[0] = f'<a href="#{_escape(c["id"])}">{cells[0]}</a>'
         rows.append(cells)
     return _table(SUMMARY_HEADER, rows, verdict_column=SUMMARY_HEADER.index("Verdict"), raw=True)
@@ -131,7 +134,9 @@ def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None
     out = [
         f'<section id="{claim_id}" class="claim">',
         f'<h2><a href="#{claim_id}">{_escape(claim_heading(c))}</a></h2>',
-        f'<p class="statement">Statement: {_escape(c["statement"])}</p>',
+        f'<p class="statement">Statement (as printed): {_escape(c["statement"])}</p>',
+        *(['<h3>How the suite reads it</h3>'] + [f"<p>{HTML.join(parts)}</p>" for parts in reading_parts(c)]
+          if reading_parts(c) else []),
         f'<p class="verdict-line v-{_escape(c["verdict"])}">{HTML.join(verdict_parts(c))}</p>',
         _list(c["why"]),
     ]

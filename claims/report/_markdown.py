@@ -18,6 +18,7 @@ from claims.report._parts import (
     finding_parts,
     papers_parts,
     partial_parts,
+    reading_parts,
     run_lines,
     shows_section,
     summary_cells,
@@ -34,7 +35,8 @@ def _cell(text: Any) -> str:
 
 
 MARKDOWN = Markup(
-    text=str, code=lambda s: f"`{s}`", strong=lambda s: f"**{s}**", emphasis=lambda s: f"*{s}*", cell=_cell
+    text=str, code=lambda s: f"`{s}`", strong=lambda s: f"**{s}**", emphasis=lambda s: f"*{s}*", cell=_cell,
+    lines=lambda lines: _cell("; ".join(lines)),
 )
 
 
@@ -51,14 +53,17 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [md(partial), ""]
     lines += [md(parts) for parts in run_lines(report)]
     lines += ["", md(papers_parts(report)), "", md(LEGEND), ""]
-    lines += _table(SUMMARY_HEADER, (summary_cells(c) for c in report["claims"]))
+    lines += _table(SUMMARY_HEADER, (summary_cells(c, MARKDOWN) for c in report["claims"]))
     lines += [line for text in unlisted_lines(report) for line in ("", text)]
     lines += ["", f"Errata: {len(report_errata(report))} errors of the papers, listed in [{ERRATA_FILE}]({ERRATA_FILE})."]
     lines.append("")
     for c in report["claims"]:
         if not shows_section(c):
             continue
-        lines += [f"## {claim_heading(c)}", "", f"Statement: {c['statement']}", ""]
+        lines += [f"## {claim_heading(c)}", "", f"Statement (as printed): {c['statement']}", ""]
+        how = reading_parts(c)
+        if how:
+            lines += ["### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]
         lines.append(md(verdict_parts(c)))
         lines += [f"- {reason}" for reason in c["why"]]
         for failure in c["violations"]:

@@ -29,6 +29,13 @@ returns a ``Report``: a plain dict (what ``claims.json`` holds) whose ``figure_b
 the side table {path: PNG bytes} that ``write_report`` writes beside the report. The report also
 carries ``citation``: the content digest of its results, and whether the report may be cited
 (``citable``: only a full, complete run's; ``not_citable_because`` says why not) (``claims.report._citation``).
+
+Evidence by kind (additive to schema 2): each test entry and each claim entry has ``by_kind``, its cases
+tallied per kind of check (``claims.evidence._kinds``; a claim's over its evidence tests), from which the
+report's headline figures are read (``claims.report._headline``); the claim-level ``max_error``,
+``tolerance``, ``margin`` and ``min_slack`` stay, as the comparison of runs reads them. A claim entry also
+has ``tested_as`` and ``extraction`` from the registry, apart from its ``statement`` as printed. A report
+written before these keys is read as before (its headline from its recorded cases).
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from claims.evidence._erratum import differing_fields, erratum_number
+from claims.evidence._kinds import from_cases, merge
 from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
 from claims.report._citation import DIGEST_OF, content_digest, not_citable_because
@@ -142,6 +150,8 @@ class TestRecord:
     evidence: dict[str, Any] = field(default_factory=dict)
     duration: float = 0.0
     figures: list[Figure] = field(default_factory=list)
+    line: int | None = None
+    """Where the test is defined in its file (0-based; None: not known): orders a claim's tests and notes."""
 
     def __post_init__(self) -> None:
         self.evidence = self._take_figures(self.evidence)
@@ -214,6 +224,14 @@ class TestRecord:
         why = self.evidence.get("uninformative_why") or {}
         return "; ".join(f"{count}: {reason}" for reason, count in why.items())
 
+    @property
+    def by_kind(self) -> dict[str, Any]:
+        """The test's cases by kind of check (``claims.evidence._kinds``); evidence recorded before the
+        tallies: from its two recorded cases."""
+        if "by_kind" in self.evidence:
+            return self.evidence["by_kind"] or {}
+        return from_cases(self.evidence.get("holding"), self.evidence.get("counterexample"))
+
     def figure_entries(self, paths: Mapping[tuple[str, str], str] | None = None) -> list[dict[str, str]]:
         """{"name", "caption", "path"} of each figure (``paths`` from ``figure_paths``, else its own)."""
         return [
@@ -242,6 +260,7 @@ class TestRecord:
             "tolerance": e.get("tolerance"),
             "error_scale": (e.get("details") or {}).get("error_scale"),
             "details": e.get("details", {}),
+            "by_kind": self.by_kind,
             "violation": e.get("violation"),
             "falsifying_example": e.get("falsifying_example"),
             "series": e.get("series", []),
@@ -275,14 +294,39 @@ def control_status(controls: list[TestRecord], suite: ClaimSuite) -> str:
     return "rejected"
 
 
+def record_order(record: TestRecord) -> tuple[str, float, str]:
+    """A test's place in the report: its file, its line in the file (unknown lines last), its nodeid (the
+    parameters of one test function in nodeid order)."""
+    path = record.nodeid.split("::", 1)[0]
+    return (path, math.inf if record.line is None else record.line, record.nodeid)
+
+
+_LABEL = re.compile(r"^\(([a-z0-9]{1,3})\)\s")
+
+
+def ordered_notes(claim_notes: Iterable[str], tests: list[TestRecord]) -> list[str]:
+    """The claim's notes: the registry's first, then each test's in ``tests``' order (their files' order),
+    within a test those with a label such as "(a) " by label, after the unlabelled ones in the order
+    recorded; a note that two tests record appears once, at its first place."""
+    notes = list(dict.fromkeys(claim_notes))
+    for t in tests:
+        own = list(enumerate(t.evidence.get("notes", [])))
+        own.sort(key=lambda item: ((m := _LABEL.match(item[1])) is not None, m.group(1) if m else "", item[0]))
+        notes += [n for _, n in own if n not in notes]
+    return notes
+
+
 def _findings(checks: list[TestRecord]) -> dict[str, Any]:
     merged: dict[str, dict[str, Any]] = {}
     for t in checks:
         for name, f in t.evidence.get("findings", {}).items():
-            m = merged.setdefault(name, {"cases": 0, "degenerate": 0, "checks": 0, "holding": [], "notes": []})
+            m = merged.setdefault(name, {"cases": 0, "degenerate": 0, "checks": 0, "holding": [], "notes": [],
+                                         "by_kind": [], "trends": []})
             m["cases"] += f["cases"]
             m["degenerate"] += f["degenerate"]
             m["checks"] += f["checks"]
+            m["by_kind"].append(f.get("by_kind") if "by_kind" in f else from_cases(f.get("holding"), f.get("counterexample")))
+            m["trends"] += f.get("trends") or []
             m["holding"] += [f["holding"]] if f.get("holding") else []
             m["notes"] += [n for n in f.get("notes", []) if n not in m["notes"]]
     out = {}
@@ -290,6 +334,7 @@ def _findings(checks: list[TestRecord]) -> dict[str, Any]:
         worst = nearest_to_violating(m.pop("holding"))
         out[name] = {
             **m,
+            "by_kind": merge(m["by_kind"]),
             "max_error": worst["error"] if worst else None,
             "tolerance": worst["tolerance"] if worst else None,
             "error_scale": worst["details"].get("error_scale") if worst else None,
@@ -332,7 +377,8 @@ def claim_entry(
 
     ``tests`` are the claim's selected tests; ``suite`` says what else the suite holds for it;
     ``paths`` the report's figure paths (``figure_paths``; by default those of ``tests``).
-    Tests are taken in nodeid order, so that the entry does not depend on xdist's scheduling.
+    Tests are taken in their files' order (``record_order``), so that the entry does not depend on xdist's
+    scheduling; so are their notes (``ordered_notes``).
     """
     paths = figure_paths(tests) if paths is None else paths
     if suite is None:
@@ -340,13 +386,11 @@ def claim_entry(
             has_evidence_tests=any(not t.negative_control for t in tests),
             has_controls=any(t.negative_control for t in tests),
         )
-    tests = sorted(tests, key=lambda t: t.nodeid)
+    tests = sorted(tests, key=record_order)
     checks = [t for t in tests if not t.negative_control]
     controls = [t for t in tests if t.negative_control]
     control = control_status(controls, suite)
-    notes = list(claim.notes)
-    for t in tests:
-        notes += [n for n in t.evidence.get("notes", []) if n not in notes]
+    notes = ordered_notes(claim.notes, tests)
     why: list[str] = []
 
     outcomes = {t.outcome for t in tests}
@@ -445,6 +489,8 @@ def claim_entry(
         "title": claim.title,
         "kind": claim.kind,
         "statement": claim.statement,
+        "tested_as": claim.tested_as or None,
+        "extraction": claim.extraction or None,
         "verdict": verdict,
         "why": why,
         "correction": "; ".join(corrections) or None,
@@ -462,6 +508,7 @@ def claim_entry(
         "tolerance": tolerance,
         "error_scale": worst["details"].get("error_scale") if worst else None,
         "margin": _finite(margin(max_error, tolerance)) if worst else None,
+        "by_kind": merge(t.by_kind for t in checks),
         "negative_control": control,
         "counterexample": counterexample,
         "counterexamples": [

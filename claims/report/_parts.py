@@ -9,6 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from claims.evidence._kinds import KEPT, kind_of
+from claims.report._headline import (
+    case_text,
+    claim_headline,
+    entry_kinds,
+    format_error,
+    format_number,
+    kind_lines,
+    reading,
+    per_test_headline,
+)
 from claims.report._model import NOT_RUN
 
 
@@ -22,27 +33,6 @@ def summary_line(report: dict[str, Any]) -> str:
         scope = f" (partial run, {len(run.get('selected_claims', []))} claims selected)"
     state = "" if run["complete"] else " (incomplete run: not every selected test finished)"
     return f"claims{scope}: {counts}{state}"
-
-
-def format_number(value: float | None) -> str:
-    """A number as the report shows it: 3 significant digits, "0" for zero, "-" for none."""
-    if value is None:
-        return "-"
-    return "0" if value == 0 else f"{value:.3g}"
-
-
-_SCALE = {"relative": "rel", "absolute": "abs"}
-
-
-def _error(value: float | None, scale: str | None) -> str:
-    text = format_number(value)
-    return f"{text} {_SCALE[scale]}" if value is not None and scale in _SCALE else text
-
-
-def _margin(entry: dict[str, Any]) -> str:
-    if entry["max_error"] is None:
-        return "-"
-    return "exact" if entry["max_error"] == 0 else format_number(entry["margin"])
 
 
 class Code(str):
@@ -62,13 +52,15 @@ Parts = list[str]
 
 @dataclass(frozen=True)
 class Markup:
-    """How parts are written: ``text`` escapes plain text; ``cell`` flattens text for a table cell."""
+    """How parts are written: ``text`` escapes plain text; ``cell`` flattens text for a table cell;
+    ``lines`` writes several lines of plain text into one table cell."""
 
     text: Callable[[str], str]
     code: Callable[[str], str]
     strong: Callable[[str], str]
     emphasis: Callable[[str], str]
     cell: Callable[[str], str]
+    lines: Callable[[list[str]], str]
 
     def join(self, parts: Parts) -> str:
         out = []
@@ -137,26 +129,36 @@ LEGEND: Parts = [
     "Cases are Hypothesis examples (or checks outside ", Code("@given"), "; trajectories, runs, optima where a "
     "test says so) with a non-degenerate check, shown as informative / all: a case is informative when its check "
     "could have come out the other way on it (not a bound above the largest value its left side can take, a left "
-    "side at its floor, tied or saturated responses, a design without power); the worst case shown is an "
-    "informative one when there is one. Degenerate cases (both sides identically zero) are counted apart and never "
-    "shown as the worst case. "
-    "Worst error, tolerance and margin = tolerance / error are those of the case nearest to violating "
-    "among the cases where the (corrected) statement holds; ", Code("rel"), " marks an error relative to the "
-    "scale the check states, ", Code("abs"), " an absolute one (margin exact: error 0). Min slack is the smallest "
-    "relative slack (rhs - lhs) / scale of an inequality. The negative control is ", Code("rejected"), " when "
-    "every control of the claim ran and the same check refused its cases, so the check is shown able "
-    "to fail.",
+    "side at its floor, tied or saturated responses, a design without power). Degenerate cases (both sides "
+    "identically zero) are counted apart. ",
+    Strong("Headline"), ": the figures that fit each kind of check, one line per kind that the claim's evidence "
+    "tests recorded (identity, conserved rate, property, inequality, drift order, nonzero rate, drift limit, trend, "
+    "in that order), read from the cases where the (corrected) statement held, informative ones first: an identity's "
+    "worst error against its rounding bound (", Code("rel"), " relative to the scale the check states, ",
+    Code("abs"), " absolute); a conserved rate's largest share of its scale; an inequality's smallest slack (rhs - "
+    "lhs, relative to |lhs| + |rhs| or the check's scale) with that case's tolerance on the same scale, where a "
+    "negative slack inside the tolerance is rounding at an equality case and reads 0 within rounding; a drift "
+    "order's fitted log-log slopes per integrator (against the integrator's order minus the band) and its largest "
+    "finest drift as a share of the terms' own motion; a nonzero rate or Richardson limit as a multiple of its "
+    "rounding bound or error estimate; a trend's effect (rank correlation, positive = predicted) with its interval, "
+    "the one-sided p of the direction it concluded, runs and levels (several trends: their verdicts and the "
+    "deciding one, the worst verdict with the largest p). A claim with no case where its statement held shows "
+    "its counterexamples. The negative control is ", Code("rejected"), " when every control of the claim ran and "
+    "the same check refused its cases, so the check is shown able to fail.",
 ]
 
-SUMMARY_HEADER = ("ID", "Reference", "Verdict", "Informative / cases", "Degenerate", "Worst error", "Tolerance", "Margin", "Min slack",
-                  "Negative control")
+SUMMARY_HEADER = ("ID", "Claim", "Verdict", "Reading", "Informative / cases", "Headline", "Negative control")
 
 
-def summary_cells(c: dict[str, Any]) -> list[str]:
-    """One claim's row of the summary table, in ``SUMMARY_HEADER``'s order."""
+def summary_cells(c: dict[str, Any], markup: Markup) -> list[str]:
+    """One claim's row of the summary table (written by ``markup``), in ``SUMMARY_HEADER``'s order."""
+    evidence = informative_count(c)
+    if c.get("degenerate"):
+        evidence += f", {c['degenerate']} degenerate"
+    cell = lambda text: markup.cell(markup.text(text))  # noqa: E731
     return [
-        c["id"], c["ref"], c["verdict"], informative_count(c), str(c["degenerate"]), _error(c["max_error"], c["error_scale"]),
-        format_number(c["tolerance"]), _margin(c), format_number(c["min_slack"]), c["negative_control"],
+        cell(c["id"]), cell(f"{c['title']} ({c['ref']})"), cell(c["verdict"]), cell(reading(c)), cell(evidence),
+        markup.lines(claim_headline(c)), cell(c["negative_control"]),
     ]
 
 
@@ -186,8 +188,19 @@ def claim_heading(c: dict[str, Any]) -> str:
     return f"{c['id']}: {c['title']} ({c['ref']}, {c['paper']})"
 
 
+def reading_parts(c: dict[str, Any]) -> list[Parts]:
+    """How the suite reads the statement, apart from the statement as printed: how it is tested, and how
+    the paper's text was read where its extraction garbles it (a report from before: none)."""
+    out = []
+    if c.get("tested_as"):
+        out.append([Strong("Tested as."), f" {c['tested_as']}"])
+    if c.get("extraction"):
+        out.append([Strong("The text."), f" {c['extraction']}"])
+    return out
+
+
 def verdict_parts(c: dict[str, Any]) -> Parts:
-    return ["Verdict: ", Strong(c["verdict"]), "."]
+    return ["Verdict: ", Strong(c["verdict"]), f". {reading(c)}"]
 
 
 def violation_parts(failure: dict[str, Any]) -> Parts:
@@ -195,29 +208,34 @@ def violation_parts(failure: dict[str, Any]) -> Parts:
 
 
 def counterexample_parts(ce: dict[str, Any]) -> Parts:
-    details = ", ".join(f"{k}={v}" for k, v in ce["details"].items() if k != "error_scale")
+    """The printed statement's counterexample nearest to acceptance, in its kind's numbers (and its other
+    details)."""
+    shown = set(KEPT.get(kind_of(ce["details"]), ())) | {"error_scale"}
+    details = ", ".join(f"{k}={v}" for k, v in ce["details"].items() if k not in shown)
     return [
         "The printed statement fails in ", Code(ce["nodeid"]),
-        f" (the case nearest to acceptance): error {_error(ce['error'], ce['details'].get('error_scale'))} > "
-        f"tolerance {format_number(ce['tolerance'])} ({details}).",
+        f" (the case nearest to acceptance): {case_text(ce, violates=True)} ({details}).",
     ]
 
 
-TEST_HEADER = ("Test", "Role", "Outcome", "Informative / cases", "Degenerate", "Worst error", "Tolerance")
+TEST_HEADER = ("Test", "Role", "Outcome", "Informative / cases", "Degenerate", "Headline")
 
 
 def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
-    """One row of a claim's per-test table (written by ``markup``), in ``TEST_HEADER``'s order."""
+    """One row of a claim's per-test table (written by ``markup``), in ``TEST_HEADER``'s order; the
+    headline's lines joined by newlines, as in ``summary_cells``."""
     outcome = t["outcome"] if not t["reason"] else f"{t['outcome']} ({markup.cell(t['reason'])[:200]})"
     return [
         markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), informative_count(t), str(t["degenerate"]),
-        _error(t["max_error"], t["error_scale"]), format_number(t["tolerance"]),
+        markup.lines(per_test_headline(t)),
     ]
 
 
 def finding_parts(name: str, f: dict[str, Any]) -> Parts:
+    shown = "; ".join(kind_lines(entry_kinds(f), f.get("trends") or [])) if f.get("by_kind") else (
+        f"worst error {format_error(f['max_error'], f['error_scale'])} vs tolerance {format_number(f['tolerance'])}")
     return [
         "Finding ", Emphasis(name),
-        f" (beyond the statement, not counted as its evidence): {f['cases']} cases, {f['degenerate']} degenerate, "
-        f"worst error {_error(f['max_error'], f['error_scale'])} vs tolerance {format_number(f['tolerance'])}.",
+        f" (beyond the statement, not counted as its evidence): {f['cases']} cases, {f['degenerate']} degenerate; "
+        f"{shown or '-'}.",
     ]

@@ -23,13 +23,16 @@ EVIDENCE_PROPERTY = "claims_evidence"
 
 
 def claim_meta(item: pytest.Item) -> dict | None:
-    """{"ids": [...], "role": "evidence" | "control"} of a claim test, None for any other test."""
+    """{"ids": [...], "role": "evidence" | "control", "line": ...} of a claim test (``line``: where the test
+    is defined in its file, 0-based, which orders a claim's tests and notes in the report), None for any
+    other test."""
     markers = list(item.iter_markers("claim"))
     if not markers:
         return None
     ids = list(dict.fromkeys(marker.args[0] if marker.args else "" for marker in markers))
     control = any(marker.kwargs.get("negative_control", False) for marker in markers)
-    return {"ids": ids, "role": CONTROL if control else EVIDENCE}
+    line = item.location[1] if isinstance(item.location[1], int) else None
+    return {"ids": ids, "role": CONTROL if control else EVIDENCE, "line": line}
 
 
 def recorded_property(report: pytest.TestReport, name: str):

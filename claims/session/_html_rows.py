@@ -7,6 +7,7 @@ import html
 
 import pytest
 
+from claims.report._headline import per_test_headline
 from claims.report._suite import CONTROL
 from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, recorded_property
 
@@ -25,8 +26,9 @@ class HtmlRows:
 
 
 def evidence_line(report: pytest.TestReport) -> str:
-    """"LJ22.L1 · 100 cases · worst 2.1e-16 vs 4.7e-15", "LJ22.L1 · control: rejected · 100 cases · worst
-    0.5 vs 1e-15" (its cases violate a hypothesis, and the check rejected them), or "" for a test of no claim."""
+    """"LJ22.L1 · 100 cases · identity: worst error 2.1e-16 rel <= tolerance 4.7e-15", "LJ22.L1 · control: rejected ·
+    100 cases · rejected: error 0.5 rel > tolerance 1e-15" (its cases violate a hypothesis, and the check rejected
+    them; the figures by kind of check, ``claims.report._headline.per_test_headline``), or "" for a test of no claim."""
     meta, evidence = recorded_property(report, META_PROPERTY), recorded_property(report, EVIDENCE_PROPERTY)
     if meta is None:
         return ""
@@ -36,8 +38,9 @@ def evidence_line(report: pytest.TestReport) -> str:
         parts.append("control: rejected" if rejected else f"control: {report.outcome}")
     if evidence:
         parts.append(f"{evidence.get('cases', 0)} cases")
-        if evidence.get("max_error") is not None:
-            parts.append(f"worst {evidence['max_error']:.2g} vs {evidence['tolerance']:.2g}")
+        headline = per_test_headline({**evidence, "role": meta["role"]})
+        if headline != ["-"]:
+            parts.append("; ".join(headline))
         if evidence.get("verdict"):
             parts.append(f"declared {evidence['verdict']}")
     return " · ".join(parts)

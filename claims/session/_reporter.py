@@ -18,6 +18,7 @@ from hypothesis import settings
 
 from claims.report._compare import compare, regressions, render_header, render_table
 from claims.report._history import save_run
+from claims.report._lint import report_problems
 from claims.report._model import TestRecord, build_report
 from claims.report._suite import CONTROL, ClaimSuite
 from claims.report._write import write_report
@@ -41,6 +42,7 @@ class ClaimsReporter:
         self.comparison = None
         self.regressions: list = []
         self.saved: str | None = None
+        self.problems: list[str] = []
         self.config = config
         self.tracker = tracker
         self.tests: dict[str, TestRecord] = {}
@@ -62,7 +64,7 @@ class ClaimsReporter:
                 return
         else:
             record = self.tests.setdefault(
-                report.nodeid, TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL)
+                report.nodeid, TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL, line=meta.get("line"))
             )
         evidence = recorded_property(report, EVIDENCE_PROPERTY) if report.when == "call" else None
         record.update(report.when, report.outcome, evidence, report.duration, _message(report))
@@ -148,7 +150,8 @@ class ClaimsReporter:
         if manifest is not None:  # selected tests that never reported are not-run
             for nodeid in manifest.selected:
                 meta = manifest.collected[nodeid]
-                self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"] == CONTROL))
+                self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"] == CONTROL,
+                                                         line=meta.get("line")))
         roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
         suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)
         reasons = self._selection(manifest, roots, suites)
@@ -158,6 +161,12 @@ class ClaimsReporter:
         full = not reasons and self.report["run"]["complete"]
         self.directory = report_directory(self.config) / ("" if full else PARTIAL)
         write_report(self.report, self.directory)
+        # the report as a reader reads it: a stand-in number, an unexplained negative slack or an invariance
+        # headlined by a score is a broken report, and fails the session
+        self.problems = report_problems(self.report, (self.directory / "claims.md").read_text(),
+                                        (self.directory / "claims.html").read_text(encoding="utf-8"))
+        if self.problems and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.baseline is not None:
             self._compare(session)
         if self.config.getoption("claims_save") is not None or self.config.getoption("claims_autosave"):
@@ -224,6 +233,8 @@ class ClaimsReporter:
         full_report = self.directory.parent if self.directory.name == PARTIAL else None
         for line in terminal_lines(self.report, self.directory, full_report):
             terminalreporter.write_line(line)
+        for problem in self.problems:
+            terminalreporter.write_line(f"claims report misleads: {problem}", red=True)
 
 
 def _shown_path(path: Path, config: pytest.Config) -> str:

@@ -202,7 +202,7 @@ def test_a_fourth_paper_by_the_readme(pytester: pytest.Pytester, project: Path):
     assert entry["verdict"] == "verified" and entry["negative_control"] == "rejected"
     assert entry["tests"] == 2 and entry["cases"] > 0 and entry["max_error"] <= entry["tolerance"]
     markdown = (project / "reports" / "partial" / "claims.md").read_text()
-    assert "| DHL18.T21 | Theorem 2.1 | verified |" in markdown
+    assert "| DHL18.T21 | Layers are automatically balanced (Theorem 2.1) | verified |" in markdown
     for text in (markdown, (project / "reports" / "partial" / "claims.html").read_text()):
         assert "Not citable." in text and "BibTeX" not in text  # a partial run's report is not cited
     # the citation block of the same report, were it a full run's, cites the new paper

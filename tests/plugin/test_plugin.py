@@ -60,8 +60,10 @@ def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     assert not (pytester.path / "reports" / "partial").exists()  # made only by a run that writes there
     assert report["citation"]["citable"] is True and report["citation"]["not_citable_because"] is None
     markdown = (pytester.path / "reports" / "claims.md").read_text()
-    assert "| LJ22.L1 | Lemma 1 | verified | 100/100 | 0 | 0 abs | 1e-15 | exact | - | rejected |" in markdown
-    assert "| LJ22.L2a | Lemma 2, Eq. (4) | untested |" in markdown
+    assert ("| LJ22.L1 | Path decomposition nu = mu o h (Lemma 1) | verified | Holds as printed: every evidence test "
+            "passed with informative cases, and the negative control shows the checks can fail. | 100/100 | identity: "
+            "error 0 (tolerance 1e-15) | rejected |") in markdown
+    assert "| LJ22.L2a | Per-vertex balance of incoming vs outgoing squared weights (Lemma 2, Eq. (4)) | untested |" in markdown
     assert "--hypothesis-seed" not in markdown and "derandomized" in markdown
     assert "-p no:cacheprovider --hypothesis-profile=ci`" in markdown
 
@@ -326,7 +328,8 @@ def test_declared_verdicts_need_a_rejected_control(pytester, ci):
     assert (l10["max_error"], l10["min_slack"]) == (0.0, 0.5 / 3.5)
     assert l10["counterexample"]["error"] == 0.5
     assert l10["counterexample"]["details"]["statement"] == "printed, constant 1"
-    assert "The printed statement fails in `test_verdicts.py::test_corrected` (the case nearest to acceptance): error 0.5 abs > tolerance 1e-15" in (
+    assert ("The printed statement fails in `test_verdicts.py::test_corrected` (the case nearest to acceptance): lhs 1.5 "
+            "> rhs 1 by 0.5 (tolerance 1e-15, absolute)") in (
         pytester.path / "reports" / "claims.md"
     ).read_text()
     r1 = entry(report, "LJ22.R1")
@@ -413,8 +416,8 @@ def test_junit_xml_properties_are_json(pytester, ci):
         for case in ElementTree.parse(pytester.path / "junit.xml").iter("testcase")
         for prop in case.iter("property")
     }
-    assert json.loads(properties[("test_identity", "claims")]) == {"ids": ["LJ22.L1"], "role": "evidence"}
-    assert json.loads(properties[("test_control", "claims")]) == {"ids": ["LJ22.L1"], "role": "control"}
+    assert json.loads(properties[("test_identity", "claims")]) == {"ids": ["LJ22.L1"], "role": "evidence", "line": 4}
+    assert json.loads(properties[("test_control", "claims")]) == {"ids": ["LJ22.L1"], "role": "control", "line": 10}
     assert json.loads(properties[("test_identity", "claims_evidence")])["cases"] == 100
 
 

@@ -308,5 +308,5 @@ def test_pytest_html_rows_show_the_claims(pytester):
     page = (pytester.path / "report.html").read_text()
     assert "<th>Claims</th>" in page
     # the cells reach the page as JSON strings inside an attribute
-    assert r"LJ22.L1 \u00b7 100 cases \u00b7 worst 0 vs 1e-15" in page
+    assert r"LJ22.L1 \u00b7 100 cases \u00b7 identity: error 0 (tolerance 1e-15)" in page
     assert r"LJ22.L1 \u00b7 control: rejected \u00b7 100 cases" in page and "LJ22.R1" in page

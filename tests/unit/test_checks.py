@@ -389,7 +389,8 @@ def test_check_inequality_holding_case_records_slack_and_relative_slack():
     assert evidence.holding == Case(
         0.0,
         0.0,
-        {"lhs": 1.0, "rhs": 3.0, "slack": 2.0, "relative_slack": 0.5, "error_scale": "absolute", "step": 2},
+        {"lhs": 1.0, "rhs": 3.0, "slack": 2.0, "relative_slack": 0.5, "scale": 4.0, "error_scale": "absolute",
+             "step": 2},
     )
     assert evidence.min_slack == 0.5 and evidence.cases == 1
 
@@ -836,16 +837,75 @@ def test_check_conserved_rate_accepts_every_container_and_the_bound_itself(rate,
         (math.nextafter(1e-15, 1.0), 1.0),
         (1e-12, 1.0),
         (_f64([0.0, 2e-15]), _f64([1.0, 1.0])),
-        (1e-300, 0.0),
         (-1e-3, 1.0),
     ],
-    ids=["one-ulp-above", "far-above", "one-entry-of-a-matrix", "zero-scale", "negative-rate"],
+    ids=["one-ulp-above", "far-above", "one-entry-of-a-matrix", "negative-rate"],
 )
 def test_check_conserved_rate_raises_above_the_bound(rate, scale):
     with collecting() as evidence:
         with pytest.raises(ClaimViolation, match="above the rounding bound"):
             check_conserved_rate(rate, scale, 1e-15)
     assert evidence.holding is None and evidence.violating.error > 1e-15
+
+
+@pytest.mark.parametrize("rate", [1e-300, 1e-5, 3.0, 1e300])
+def test_a_nonzero_rate_where_the_scale_is_zero_is_recorded_as_it_is(rate):
+    """No relative error exists where every summand vanishes: the rate itself is the error, against the
+    bound 0 there (absolute), whatever its size (never a stand-in number for an infinite ratio)."""
+    rates, scales = _f64([0.0, rate]), _f64([1.0, 0.0])
+    with collecting() as evidence:
+        with pytest.raises(ClaimViolation, match="where its scale is 0"):
+            check_conserved_rate(rates, scales, 1e-15)
+        check_conserved_rate_rejected(rates, scales, 1e-15)
+        check_nonzero_rate(rates, scales, 1e-15, 10.0)
+        with pytest.raises(ClaimViolation, match="negative control accepted"):
+            check_nonzero_rate_rejected(rates, scales, 1e-15, 10.0)
+    violating = evidence.to_builtin()["by_kind"]["conserved rate"]["violating"]["nearest"]
+    assert (violating["error"], violating["tolerance"], violating["unscaled_rate"]) == (rate, 0.0, rate)
+    shown = evidence.to_builtin()["by_kind"]["nonzero rate"]["holding"]["nearest"]
+    assert shown["error"] == 0.0 and shown["unscaled_rate"] == rate
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        lambda: check_nonzero_rate(0.0, 1.0, 1e-15, 10.0),
+        lambda: check_nonzero_rate(0.0, 1.0, 0.0, 1.0),
+        lambda: check_nonzero_rate_rejected(0.0, 1.0, 1e-15, 10.0),
+        lambda: check_nonzero_limit(HALVING, [0.0] * 4, 2, 10.0),
+        lambda: check_nonzero_limit_rejected(HALVING, [0.0] * 4, 2, 10.0),
+        lambda: check_nonzero_limit(HALVING, _two_terms(0.5), 2, 10.0, reference=0.5, reference_error=0.0),
+    ],
+    ids=["rate-zero", "rate-zero-no-bound", "rate-zero-control", "limit-zero", "limit-zero-control", "reference"],
+)
+def test_lower_bound_checks_record_a_finite_score_where_their_ratio_has_none(record):
+    """A rate or limit of exactly 0 has no finite ratio required / observed: the checks record the ratio
+    mapped by 2s / (1 + s), which is 2 there (never a large stand-in number such as 1e300)."""
+    with collecting() as evidence:
+        try:
+            record()
+        except ClaimViolation:
+            pass
+    shown = evidence.violating or evidence.holding
+    assert math.isfinite(shown.error) and 0.0 <= shown.error <= 2.0
+    assert all(math.isfinite(v) for v in shown.details.values() if isinstance(v, float))
+
+
+def test_a_case_with_a_non_finite_error_or_tolerance_is_refused():
+    with collecting() as evidence:
+        for error, tolerance in ((INF, 1.0), (NAN, 1.0), (0.5, INF)):
+            with pytest.raises(ValueError, match="finite"):
+                record_case(error, tolerance)
+    _nothing_recorded(evidence)
+
+
+def test_check_convergence_order_refuses_a_drift_whose_terms_did_not_move():
+    """|Q(T) - Q(0)| is bounded by the change of Q's terms: a drift above the floor with a term change of 0
+    is a caller's error (no drift ratio to record), not evidence."""
+    with collecting() as evidence:
+        with pytest.raises(ValueError, match="term change bounds the drift"):
+            check_convergence_order(HALVING, _power_law(2), 2, 0.2, 0.0, 0.01)
+    _nothing_recorded(evidence)
 
 
 def test_check_conserved_rate_all_zero_is_degenerate_and_a_zero_rate_alone_is_a_case():
@@ -934,7 +994,8 @@ def test_check_nonzero_rate_holds_above_factor_times_the_bound_and_records_the_s
         error = check_nonzero_rate(_f64([1e-10, 0.0]), _f64([1.0, 1.0]), 1e-15, 10.0)
     assert error == 1e-10
     case = evidence.holding
-    assert case.error == pytest.approx(1e-4, rel=1e-12) and case.tolerance == 1.0
+    s = 1e-4  # (factor tolerance) / rate, mapped by 2s / (1 + s): finite, same order, same threshold 1
+    assert case.error == pytest.approx(2 * s / (1 + s), rel=1e-12) and case.tolerance == 1.0
     assert case.details["relative_rate"] == 1e-10 and case.details["factor"] == 10.0
     assert case.details["rounding_bound"] == 1e-15
 
@@ -998,9 +1059,8 @@ def test_check_convergence_order_uses_the_magnitude_of_signed_drifts():
         (_power_law(1), 2, 1.0, "order 2: slope 1"),  # first-order drift judged at order 2: |1 - 2| / 0.2 = 5
         ([0.3] * 4, 1, 1e3, "slope"),  # a drift that does not converge
         (_power_law(2), 2, 1e-3, "drift/term change"),  # the terms barely moved: (1/64)^2 / 1e-3 / 0.01 = 24
-        (_power_law(2), 2, 0.0, "drift/term change"),  # the terms did not move at all
     ],
-    ids=["slope-too-low", "constant", "terms-barely-moved", "terms-static"],
+    ids=["slope-too-low", "constant", "terms-barely-moved"],
 )
 def test_check_convergence_order_raises_on_a_wrong_slope_or_a_large_relative_drift(
     drifts, order, term_change, match
@@ -1202,6 +1262,11 @@ def test_drift_checks_need_at_least_four_halving_step_sizes(check, drifts, steps
 # check_nonzero_limit and its negative control
 
 
+def _mapped(ratio: float) -> float:
+    """A ratio s against 1 as the lower-bound checks record it: 2s / (1 + s), finite where s is not."""
+    return 2 * ratio / (1 + ratio)
+
+
 def _two_terms(limit: float, order: int = 2, constant: float = 2.0, following: float = 4.0) -> list[float]:
     """D(h) = limit + constant h^order + following h^(order + 1): exact in binary on HALVING."""
     return [limit + constant * h**order + following * h ** (order + 1) for h in HALVING]
@@ -1234,7 +1299,7 @@ def test_check_nonzero_limit_estimates_the_error_from_the_next_order():
     details = evidence.holding.details
     assert details["limit"] == limit and details["limit_error"] == estimate and estimate > 0
     assert abs(limit - 0.5) <= 2 * estimate  # the estimate covers the true error of the limit
-    assert error == pytest.approx(10.0 * estimate / abs(limit), rel=1e-12)
+    assert error == pytest.approx(_mapped(10.0 * estimate / abs(limit)), rel=1e-12)
 
 
 @pytest.mark.parametrize("scale, holds", [(0.1, True), (0.9, True), (1.1, False), (100.0, False)])
@@ -1246,11 +1311,11 @@ def test_check_nonzero_limit_holds_exactly_when_the_limit_exceeds_factor_times_i
         signed = [sign * d for d in drifts]
         with collecting() as evidence:
             if holds:
-                assert check_nonzero_limit(HALVING, signed, 2, factor) == pytest.approx(scale, rel=1e-12)
+                assert check_nonzero_limit(HALVING, signed, 2, factor) == pytest.approx(_mapped(scale), rel=1e-12)
             else:
                 with pytest.raises(ClaimViolation, match="not shown nonzero"):
                     check_nonzero_limit(HALVING, signed, 2, factor)
-                assert evidence.violating.error == pytest.approx(scale, rel=1e-12)
+                assert evidence.violating.error == pytest.approx(_mapped(scale), rel=1e-12)
         key = "holding" if holds else "counterexample"
         assert evidence.to_builtin()[key]["details"]["limit"] == sign * limit
 
@@ -1300,9 +1365,9 @@ def test_check_nonzero_limit_needs_a_reference_to_agree(offset, reference_error,
             with pytest.raises(ClaimViolation, match="reference"):
                 check_nonzero_limit(HALVING, drifts, 2, 10.0, reference=reference, reference_error=absolute_error)
     case = evidence.holding if holds else evidence.violating
-    expected = abs(limit - reference) / (estimate + (absolute_error or 0.0))
+    expected = _mapped(abs(limit - reference) / (estimate + (absolute_error or 0.0)))
     assert case.details["reference_disagreement"] == pytest.approx(expected, rel=1e-9, abs=1e-12)
-    assert case.error == pytest.approx(max(10.0 * estimate / limit, expected), rel=1e-9)
+    assert case.error == pytest.approx(max(_mapped(10.0 * estimate / limit), expected), rel=1e-9)
 
 
 @pytest.mark.parametrize("factor", [1.0, 0.5, 0.0, -2.0, NAN])
@@ -1316,11 +1381,12 @@ def test_check_nonzero_limit_factor_must_exceed_one(factor):
 
 def test_check_nonzero_limit_rejected_passes_a_conserved_drift():
     with collecting() as evidence:
-        assert check_nonzero_limit_rejected(HALVING, _power_law(2, constant=2.0), 2, 10.0, control="Eq. (4)") == 1e300
+        # a limit of exactly 0 is not shown nonzero: the score's finite value there, 2
+        assert check_nonzero_limit_rejected(HALVING, _power_law(2, constant=2.0), 2, 10.0, control="Eq. (4)") == 2.0
         drifts = _two_terms(0.0)  # a conserved quantity: its extrapolated limit is of its estimate's size
         limit, estimate = _richardson_numbers(drifts, 2)
         error = check_nonzero_limit_rejected(HALVING, drifts, 2, 10.0)
-    assert error == pytest.approx(10 * estimate / abs(limit), rel=1e-9) and error > 1
+    assert error == pytest.approx(_mapped(10 * estimate / abs(limit)), rel=1e-9) and error > 1
     assert evidence.cases == 2 and evidence.holding is None
     assert evidence.to_builtin()["counterexample"]["details"]["evidence"] == "nonzero limit"
 
@@ -1444,6 +1510,21 @@ def test_check_trend_declares_refuted_with_a_counterexample_and_inconclusive_wit
     record = evidence.to_builtin()
     assert record["verdict"] == "inconclusive" and record["holding"]["error"] > 1.0
     assert any("inconclusive" in note for note in record["notes"])
+
+
+@pytest.mark.parametrize("min_effect", [0.3, 0.5])
+def test_a_trend_against_its_prediction_has_a_finite_error_that_grows_with_the_wrong_way_effect(min_effect):
+    """The error is max(p / alpha, 2 - effect / min_effect): 1 at the minimum effect, finite in the wrong
+    direction (where min_effect / effect has no value), larger the further the effect goes that way."""
+    falling = list(reversed(RISING))
+    rule = TrendRule("increasing", min_effect=min_effect)
+    strong, flat = trend_test(BATCHES, falling, rule), trend_test(BATCHES, [5.0, 6.0, 7.0] * 4, rule)
+    assert strong.effect < 0 and math.isfinite(strong.error())
+    assert strong.error() == pytest.approx(max(strong.p_predicted / rule.alpha, 2 - strong.effect / min_effect))
+    assert strong.error() > flat.error() > 1.0
+    with collecting() as evidence:
+        check_trend(BATCHES, falling, rule, "rises")
+    assert evidence.to_builtin()["counterexample"]["error"] == strong.error()
 
 
 def test_check_trend_keeps_the_stronger_declared_verdict():

@@ -83,8 +83,12 @@ CLAIMS: tuple[Claim, ...] = (
             "convergence point of mini-batch SGD on L^lambda_S, then f_W = 0 or the x_i are "
             "collinear."
         ),
-        kind="construction (search for nonzero convergence points; collinear control)",
+        kind="construction",
         notes=(),
+        tested_as=(
+            "A search for convergence points with f_W != 0 on non-collinear data (the hypothesis met); collinear "
+            "data, where they exist, as the control; SGD's motion relative to lambda = 0 as training evidence."
+        ),
     ),
     Claim(
         id="GP22.P2",
@@ -121,11 +125,14 @@ CLAIMS: tuple[Claim, ...] = (
         statement=(
             "Predictions: smaller batch size gives lower rank; larger weight decay gives lower "
             "rank; larger learning rate gives lower rank; lambda = 0 gives no rank "
-            "minimization. Rank as in Section 4.1: normalize the matrix and count singular "
-            "values outside [-1e-4, 1e-4]."
+            "minimization."
         ),
         kind="trend",
         notes=(),
+        tested_as=(
+            "Each prediction its own trend test fixed before the data; rank as in Section 4.1: normalize the "
+            "matrix and count singular values outside [-1e-4, 1e-4]."
+        ),
     ),
     Claim(
         id="GP22.F1",
@@ -148,10 +155,13 @@ CLAIMS: tuple[Claim, ...] = (
         statement=(
             "The reported effects of batch size, learning rate and weight decay on the average "
             "rank of MLP and ResNet matrices, and the bottleneck (MLP) vs balanced (ResNet) "
-            "rank profiles of Appendix A, at a scale that fits the machine (real data shipped "
-            "with a package, e.g. scikit-learn's digits)."
+            "rank profiles of Appendix A."
         ),
         kind="trend",
         notes=(),
+        tested_as=(
+            "Every sentence of Section 4.3 and Appendix A that states a direction, as a trend test fixed before the "
+            "data, at a scale that fits the machine (scikit-learn's digits in place of CIFAR10)."
+        ),
     ),
 )

@@ -402,7 +402,8 @@ def limit_check(runs, formula, check, **details):
     last, previous = runs[-1], runs[-2]
     tolerance = abs(errors[-1] - errors[-2]) + last["tolerance"] + previous["tolerance"]
     predicted = formula(last["r0"], radius, depth, last["speed"])
-    return check(predicted / last["time"], 1.0, tolerance, relative_errors=errors,
+    # the error is relative to the event time (|formula / t_ode - 1|): the check states that scale
+    return check(predicted, last["time"], tolerance, scale=last["time"], relative_errors=errors,
                  ratios=[run["ratio"] for run in runs], **details)
 
 

@@ -177,7 +177,7 @@ def width_figure(bsj25_store) -> None:
         widths, {scheme: [result.success_rates(scheme)[w] for w in widths] for scheme in result.schemes}, result.runs,
         {scheme: {w: [float(v) for v in result.speeds[(scheme, w)]] for w in widths} for scheme in result.schemes},
         {"s1 = sqrt(2) - 1 (rank one)": S1, "s2 = 1/2 (rank two)": S2, "success threshold": S1 + SUCCESS_MARGIN},
-        title="PGD on the sphere finds the rank-two direction (Example 1)",
+        title="PGD on the sphere: success rate and final speed against the width (Example 1)",
     )
     record_figure(
         figure, "success rate against width",

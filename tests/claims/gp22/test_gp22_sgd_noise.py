@@ -165,7 +165,7 @@ def distance_figure(loss: str) -> None:
           for lam, runs in sorted(curves.items())}
     record_figure(
         plot_over_time(epochs, ys, xlabel="epoch", ylabel="d(W_t+1, W_t), median over seeds",
-                       title=f"SGD keeps moving with weight decay ({loss} loss)", logy=True),
+                       title=f"d(W_t+1, W_t) per epoch, by weight decay ({loss} loss)", logy=True),
         f"distance per epoch {loss}",
         caption=(f"Section 4.2's d(W_t+1, W_t) (mean Frobenius distance of the matrices over one epoch) against the "
                  f"epoch, {loss} loss: the median over seeds per weight decay, log scale (the counterpart of Fig. 1)."),

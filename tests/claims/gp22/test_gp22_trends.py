@@ -166,6 +166,14 @@ def judge_no_rank_minimization(result: DesignResult, statement: str, memo: str, 
 FACTOR_LABELS = {"batch_size": "batch size B", "learning_rate": "learning rate eta", "weight_decay": "weight decay lambda"}
 
 
+def concluded_p(trend) -> str:
+    """The one-sided p of the direction the trend concluded: against the prediction when it was refuted,
+    for it otherwise (a panel shows the p its verdict rests on)."""
+    if trend.verdict == "refuted":
+        return f"opposite p {trend.p_opposite:.2g}"
+    return f"p {trend.p_predicted:.2g}"
+
+
 def rank_figure(design_runner, panels: list[tuple[Design, object]], name: str) -> None:
     """The mean Section 4.1 rank of every kept run against the design's levels (the runs recorded by
     ``keep_runs``), one panel per (design, the trend judged on it)."""
@@ -174,7 +182,7 @@ def rank_figure(design_runner, panels: list[tuple[Design, object]], name: str) -
     figure = plot_levels(
         [dict(levels=[r["level"] for r in rows], responses=[r["section41_mean_rank"] for r in rows],
               xlabel=FACTOR_LABELS[design.factor] + (f" ({design.length} SGD steps)" if design.budget == "steps" else ""),
-              title=f"{design.name}: Spearman rho {trend.correlation:+.2f}, p {trend.p_predicted:.2g} ({trend.verdict})")
+              title=f"{design.name}: Spearman rho {trend.correlation:+.2f}, {concluded_p(trend)} ({trend.verdict})")
          for design, trend in panels
          for rows in [recorded_series(f"{design.name}: mean rank")]],
         ylabel="mean Section 4.1 rank", title=f"{first.architecture}: rank against the {FACTOR_LABELS[first.factor]}",

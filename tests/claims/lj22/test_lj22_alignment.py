@@ -87,6 +87,9 @@ def path_points(risk: Risk, theta0: torch.Tensor, length: float, steps: int) -> 
     return [(0.0, -math.inf, theta0)] + [(float(s[0]), float(log_t[0]) / LN10, th[0]) for s, log_t, th in snaps]
 
 
+L11_TOLERANCE = "256 ulps of the sides plus the RK4 path's drift of U^T U - Y Y^T (enters D' one for one)"
+
+
 def lemma11_tolerance(m, m0, lhs, rhs) -> float:
     """Rounding of two spectral norms (a few hundred ulps of the sides) plus the numerical drift of the
     invariant U^T U - Y Y^T that the proof uses (the bound holds for the exact flow; the RK4 path
@@ -143,8 +146,8 @@ def lemma11_path(shape, scale, risk, theta0, length, steps, **labels):
             a_sq, b_sq = lemma11_sides(m["U"], m["Y"], m["Z"])
             lhs, rhs = PRINTED_CONSTANT * a_sq - offset, b_sq
             slack = check_inequality(
-                lhs, rhs, lemma11_tolerance(m, m0, lhs, rhs), shape=shape, scale=scale, s=s, log10_t=log10_t,
-                offset=offset, lhs_range=(-offset, math.inf), **labels,
+                lhs, rhs, lemma11_tolerance(m, m0, lhs, rhs), shape=shape, init_scale=scale, s=s, log10_t=log10_t,
+                offset=offset, lhs_range=(-offset, math.inf), tolerance_source=L11_TOLERANCE, **labels,
             )
             rows.append((s, log10_t, a_sq, b_sq, slack, slack / (abs(lhs) + abs(rhs)), (b_sq + offset) / a_sq))
     record_series(
@@ -165,12 +168,14 @@ def lemma11_path(shape, scale, risk, theta0, length, steps, **labels):
 @pytest.mark.claim("LJ22.L11")
 def test_lemma11_along_trajectories():
     record_note(L11_READING)
-    smallest, tightest = float("inf"), float("inf")
+    relative, smallest, tightest = float("inf"), float("inf"), float("inf")
     for shape, scale, risk, theta0 in lemma11_runs((0.3, 1.0)):
-        _, path_smallest, path_tightest = lemma11_path(shape, scale, risk, theta0, 6.0, 60)
+        path_relative, path_smallest, path_tightest = lemma11_path(shape, scale, risk, theta0, 6.0, 60)
+        relative = min(relative, path_relative)
         smallest, tightest = min(smallest, path_smallest), min(tightest, path_tightest)
     record_note(
-        f"Smallest slack ||B||^2 - ((1/8)||A||^2 - D') over all steps of the fixed paths: {smallest:.4g}. Tightest "
+        f"Smallest slack ||B||^2 - ((1/8)||A||^2 - D') over all steps of the fixed paths: {smallest:.4g} (relative to "
+        f"|lhs| + |rhs|, as the tables give slacks: {relative:.4g}). Tightest "
         f"constant c with ||B||^2 >= c||A||^2 - D' on every step of these paths: min (||B||^2 + D')/||A||^2 = "
         f"{tightest:.4g} (printed 1/8 = 0.125)."
     )
@@ -279,7 +284,8 @@ def test_lemma11_as_printed_with_squared_offset_is_rejected():
                                   D_prime=offset, D_prime_printed=offset**2, reading="printed: D' squared",
                                   lhs_range=(-offset**2, math.inf))
         check_inequality(corrected, b_sq, lemma11_tolerance(m, start, corrected, b_sq), shape=shape, s=s,
-                         D_prime=offset, reading="D' unsquared", lhs_range=(-offset, math.inf))
+                         D_prime=offset, reading="D' unsquared", lhs_range=(-offset, math.inf),
+                         tolerance_source=L11_TOLERANCE)
         rows.append(f"{shape} at s = {s:g}: (1/8)||A||^2 - D'^2 = {printed:.3g} > ||B||^2 = {b_sq:.3g} (D' = {offset:.3g})")
     declare_verdict("verified-with-correction", correction=L11_CORRECTION)
     record_note("Lemma 11 with the printed D' squared fails: " + "; ".join(rows) + ".")
@@ -475,6 +481,10 @@ def t2_matrices(network, theta):
     return A, network.weight_matrix("Fin", w)
 
 
+T2_TOLERANCE = ("256 ulps of the sides plus the RK4 path's drift of the invariant Fin^T Fin - A A^T (nuclear and "
+                "spectral norms: it enters D through Eqs. (83) and (84))")
+
+
 def t2_tolerance(A, F, A0, F0, lhs, rhs):
     """Rounding of the norms, plus the numerical drift of the invariant Fin^T Fin - A A^T (Theorem 1 case 7)
     that Eq. (83) (its trace: nuclear norm) and Eq. (84) (spectral norm) use."""
@@ -521,7 +531,8 @@ def test_theorem2_eq13_along_trajectories():
                 for form, vc in (("literal M", c), ("K for M", 1)):
                     lhs = frobenius_sq(A) / vc - spectral_sq(A)
                     slack = check_inequality(
-                        lhs, D, t2_tolerance(A, F, A0, F0, lhs, D), lhs_range=ranges[form], form=form, seed=seed, s=s
+                        lhs, D, t2_tolerance(A, F, A0, F0, lhs, D), lhs_range=ranges[form], form=form, seed=seed, s=s,
+                        tolerance_source=T2_TOLERANCE
                     )
                     smallest[form] = min(smallest[form], slack)
                     if form == "literal M":
@@ -540,7 +551,7 @@ def test_theorem2_eq13_along_trajectories():
             ratio=[r[4] for r in rows],
         )
     record_note(
-        f"Smallest Eq. (13) slacks: V_c read with K for M (V_c = 1) {smallest['K for M']:.4g}, literal M (V_c = {c}) "
+        f"Smallest Eq. (13) slacks D - lhs (absolute; the tables give slacks relative to |lhs| + |rhs|): V_c read with K for M (V_c = 1) {smallest['K for M']:.4g}, literal M (V_c = {c}) "
         f"{smallest['literal M']:.4g}; at t = 0 the first has slack {min(at_zero):.4g} >= 0, so this D makes Eq. (13) "
         "hold from t = 0 on."
     )
@@ -620,7 +631,9 @@ def test_theorem2_eq13_through_a_block():
             for s, log10_t, th in path_points(risk, theta0, 6.0, 40):
                 m = t2_block_matrices(risk.network, th)
                 lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
-                slack = check_inequality(lhs, D, t2_block_tolerance(m, m0, lhs, D), seed=seed, s=s, layer="W2")
+                slack = check_inequality(lhs, D, t2_block_tolerance(m, m0, lhs, D), seed=seed, s=s, layer="W2",
+                                         tolerance_source="256 ulps of the sides plus the RK4 path's drift of the "
+                                         "three invariants the chain uses (each enters D one for one)")
                 informative += lhs > 0
                 smallest = min(smallest, slack)
                 if s == 0:
@@ -637,7 +650,7 @@ def test_theorem2_eq13_through_a_block():
             lhs=[r[4] for r in rows],
         )
     record_note(
-        f"Through a block: smallest Eq. (13) slack {smallest:.4g}; at t = 0 the smallest slack is {min(at_zero):.4g} "
+        f"Through a block: smallest Eq. (13) slack D - lhs {smallest:.4g} (absolute); at t = 0 the smallest slack is {min(at_zero):.4g} "
         f">= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a positive left side "
         "(the rest are implied by D >= 0)."
     )
@@ -748,6 +761,8 @@ def test_theorem2_eq13_through_convolutions():
                         continue
                     slack = check_inequality(
                         lhs, D, t2_conv_tolerance(kernels, F, start_invariants, lhs, D), seed=seed, s=s,
+                        tolerance_source="256 ulps of the sides plus twice the RK4 path's drift of the chain's "
+                        "invariants (Theorem 1 cases 2 and 5)",
                         layer=f"C{j + 2}", V_c=vc,
                     )
                     informative += lhs > 0
@@ -766,7 +781,7 @@ def test_theorem2_eq13_through_convolutions():
             C2_ratio=[r[4] for r in rows],
         )
     record_note(
-        f"Through convolutions: smallest Eq. (13) slack for C2 (j = 1) {smallest:.4g}; at t = 0 the smallest slack is "
+        f"Through convolutions: smallest Eq. (13) slack D - lhs for C2 (j = 1) {smallest:.4g} (absolute); at t = 0 the smallest slack is "
         f"{min(at_zero):.4g} >= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a "
         f"positive left side; at {vacuous} points the last convolution's Eq. (13) was vacuous (V_c >= its rank)."
     )

@@ -32,6 +32,22 @@ def test_every_paper_file_is_one_record_and_every_claim_is_under_its_record():
     assert all(c.paper in PAPERS and c.id.startswith(f"{c.paper}.") for c in CLAIMS.values())
 
 
+INSTRUCTIONS = ("verify", "check ", "check:", "compare", "report ", "reconstructed", "garbled", "at a scale", "stands in",
+                "this machine", "where possible", "the solver", "the suite")
+"""Words of how a claim is tested, or of how the text was read, that a statement as printed does not hold."""
+EVIDENCE_KINDS = {"identity", "invariance", "noninvariance", "inequality", "construction", "trend"}
+
+
+@pytest.mark.parametrize("claim", list(CLAIMS.values()), ids=list(CLAIMS))
+def test_a_statement_is_the_statement_as_printed(claim):
+    """How the suite tests a claim is in ``tested_as`` and how its text was read in ``extraction``, never in the
+    statement (nor in its notes); its kind names evidence kinds only."""
+    for text in (claim.statement, *claim.notes):
+        found = [word for word in INSTRUCTIONS if word in text.lower()]
+        assert not found, f"{claim.id}: {found} in {text!r}: move it to tested_as or extraction"
+    assert {kind.strip() for kind in claim.kind.split(",")} <= EVIDENCE_KINDS, claim.kind
+
+
 def test_unknown_id_names_the_nearest():
     first = next(iter(CLAIMS))
     with pytest.raises(KeyError, match="nearest valid") as error:

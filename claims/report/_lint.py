@@ -1,0 +1,134 @@
+"""Checks on a written report, read as a reader reads it: claims.md's and claims.html's summary tables
+parsed back into rows, and the JSON's numbers.
+
+``report_problems`` lists what would mislead a reader: a stand-in number (``SENTINELS``: 1e300 for an
+unbounded ratio, 1e-300 for its margin) among the JSON's judged numbers or in the renderings' tables and
+findings; a negative slack in a table that
+is not marked as rounding at an equality case ("within rounding"); an invariance claim whose headline is
+not its drift orders' slopes (a drift-order score in its place). The plugin runs it on every report it
+writes (a problem fails the session); the unit and plugin tests run it on recorded and synthetic reports.
+"""
+
+from __future__ import annotations
+
+import html as html_module
+import re
+from typing import Any, Iterator, Mapping
+
+SENTINELS = (1e300, 1e-300)
+"""Numbers that stood in for an unbounded score and its margin in reports before the kinds' headlines."""
+
+_SENTINEL_TEXT = re.compile(r"(?<![\d.])1(?:\.0*)?e(?:\+?300|-300)\b")
+_NEGATIVE_SLACK = re.compile(r"slack\s+(-\d[\d.e+-]*)")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+SCORED = ("max_error", "tolerance", "margin", "error", "min_slack", "relative_drift", "reference_disagreement")
+"""The keys under which a stand-in was written (a case's error and tolerance, a margin, a score's parts). Drawn
+data (a Hypothesis example may well be 1e-300) sits under other keys and is not a stand-in."""
+
+
+def _scores(value: Any) -> Iterator[float]:
+    """Every number under a ``SCORED`` key, at any depth."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in SCORED and isinstance(item, float):
+                yield item
+            else:
+                yield from _scores(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _scores(item)
+
+
+def _judged_text(markdown: str, page: str) -> tuple[str, str]:
+    """The parts of each rendering that show judged numbers: table rows and findings' lines (notes and a
+    counterexample's details may quote drawn data, which is not a stand-in)."""
+    lines = "\n".join(line for line in markdown.splitlines() if line.startswith(("|", "Finding ")))
+    parts = re.findall(r"<table>.*?</table>|<p>Finding .*?</p>", page, flags=re.S)
+    return lines, "\n".join(parts)
+
+
+def markdown_summary_rows(markdown: str) -> list[dict[str, str]]:
+    """The summary table of claims.md as {column: cell text} rows (the table that starts with "| ID |")."""
+    lines = markdown.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("| ID |")), None)
+    if start is None:
+        return []
+    header = [cell.strip() for cell in _CELL_SPLIT.split(lines[start].strip().strip("|"))]
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(line.strip()[1:-1])]
+        rows.append(dict(zip(header, cells)))
+    return rows
+
+
+def _text(fragment: str) -> str:
+    return html_module.unescape(re.sub(r"<br>", "; ", re.sub(r"<(?!br>)[^>]+>", "", fragment))).strip()
+
+
+def html_summary_rows(page: str) -> list[dict[str, str]]:
+    """The summary table of claims.html (the first table whose header starts with ID) as rows."""
+    for table in re.findall(r"<table>(.*?)</table>", page, flags=re.S):
+        header = [_text(h) for h in re.findall(r"<th>(.*?)</th>", table, flags=re.S)]
+        if header[:1] != ["ID"]:
+            continue
+        body = table.split("</thead>", 1)[-1]
+        return [dict(zip(header, (_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S))))
+                for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)]
+    return []
+
+
+def _has_drift_orders(claim: Mapping[str, Any]) -> bool:
+    """Whether the claim's evidence tests judged drift orders (a report from before the tallies: a test whose
+    shown case is one)."""
+    if claim.get("by_kind") is not None:
+        return "drift order" in claim["by_kind"]
+    return any((t.get("details") or {}).get("evidence") == "convergence order"
+               for t in claim.get("evidence", []) if t.get("role") != "control")
+
+
+def _table_problems(rows: list[dict[str, str]], claims: Mapping[str, Mapping[str, Any]], where: str) -> list[str]:
+    problems = []
+    for row in rows:
+        claim_id = row.get("ID", "?")
+        for column, cell in row.items():
+            negative = [m.group(1) for m in _NEGATIVE_SLACK.finditer(cell)
+                        if "within rounding" not in cell[m.start(): m.start() + 200]]
+            if "slack" in column.lower() and cell.startswith("-") and cell != "-":
+                negative.append(cell)
+            problems += [f"{where}: {claim_id}'s {column} shows a negative slack {value} not marked as rounding"
+                         for value in negative]
+        claim = claims.get(claim_id, {})
+        invariance = "invariance" in str(claim.get("kind", "")).replace("noninvariance", "")
+        if invariance and _has_drift_orders(claim) and not any("slope" in cell for cell in row.values()):
+            problems.append(f"{where}: {claim_id} is an invariance whose row shows no drift-order slopes "
+                            "(a drift-order score in their place)")
+    return problems
+
+
+def json_problems(report: Mapping[str, Any]) -> list[str]:
+    """Stand-in numbers in the report's data (what claims.json holds)."""
+    stand_ins = sorted({v for v in _scores(dict(report)) if v in SENTINELS})
+    return [f"claims.json carries stand-in numbers {stand_ins}"] if stand_ins else []
+
+
+def rendered_problems(report: Mapping[str, Any], markdown: str, page: str) -> list[str]:
+    """What in claims.md and claims.html would mislead a reader (see the module docstring)."""
+    problems = []
+    for name, text in zip(("claims.md", "claims.html"), _judged_text(markdown, page)):
+        found = _SENTINEL_TEXT.search(text)
+        if found:
+            problems.append(f"{name} shows a stand-in number {found.group(0)!r}: "
+                            f"...{text[max(0, found.start() - 80):found.end()]}")
+    claims = {c["id"]: c for c in report.get("claims", [])}
+    problems += _table_problems(markdown_summary_rows(markdown), claims, "claims.md summary")
+    problems += _table_problems(html_summary_rows(page), claims, "claims.html summary")
+    return problems
+
+
+def report_problems(report: Mapping[str, Any], markdown: str, page: str) -> list[str]:
+    """Everything ``json_problems`` and ``rendered_problems`` find; empty when nothing misleads."""
+    return json_problems(report) + rendered_problems(report, markdown, page)
