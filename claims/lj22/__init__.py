@@ -15,8 +15,8 @@ from claims.lj22._alignment import (
 )
 from claims.lj22._invariants import (
     Balance, DriftStudy, ORDER_PROTOCOL, drift_study, gram_balance,
-    instantaneous_rate, layer_balance, layer_rates, order_studies, random_parameters,
-    trajectory_instance, twin_balance, vertex_balance,
+    instantaneous_rate, layer_balance, layer_rates, order_studies, organization_pairs, random_parameters,
+    shared_balance, trajectory_instance, twin_balance, vertex_balance,
 )
 
 __all__ = [
@@ -25,7 +25,7 @@ __all__ = [
     "drift_study", "eq13_offset", "eq13_offset_through_block", "eq13_offset_through_convolutions",
     "eq13_vc_convolutions", "frobenius_sq", "gram_balance", "instantaneous_rate",
     "layer_balance", "layer_rates", "lemma11_offset", "lemma11_sides", "norm_ratio",
-    "normalized_flow", "order_studies", "random_parameters", "separable_data", "spectral_sq",
+    "normalized_flow", "order_studies", "organization_pairs", "random_parameters", "separable_data", "shared_balance", "spectral_sq",
     "theorem2_network", "theorem2_network_through_block", "theorem2_network_with_convolutions",
     "trajectory_instance", "twin_balance", "vertex_balance",
 ]

@@ -72,6 +72,42 @@ def twin_balance(network: DagNetwork, u: int, v: int) -> Balance:
     )
 
 
+def _absolute_products(pairs: Sequence[tuple[int, int]]) -> Term:
+    left = torch.tensor([p for p, _ in pairs], dtype=torch.long)
+    right = torch.tensor([q for _, q in pairs], dtype=torch.long)
+    return lambda w: (w[left] * w[right]).abs().sum()
+
+
+def organization_pairs(
+    network: DagNetwork, organization: Sequence[tuple[int, int]]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Lemma 9's wIN(V) and wOUT(V) for an organization V = [(v_j1, v_j2)]: the pairs of (shared) parameters
+    (w_{a v_j1}, w_{a v_j2}) over the sources a common to v_j1 and v_j2 (and (w_{v_j1 b}, w_{v_j2 b}) over
+    common targets b), each parameter pair once, as a representative edge pair (e, e'). For a convolution's
+    two output channels (Definition 12) these are Eqs. (55)-(57): kernel entries of the two channels."""
+
+    def pairs(edges_of: Sequence[Sequence[int]], end: int) -> list[tuple[int, int]]:
+        seen: dict[tuple[int, int], tuple[int, int]] = {}
+        for v1, v2 in organization:
+            other = {network.edges[f][end]: f for f in edges_of[v2] if network.learnable[f]}
+            for e in edges_of[v1]:
+                f = other.get(network.edges[e][end])
+                if f is not None and network.learnable[e]:
+                    seen.setdefault((network.parameters[e], network.parameters[f]), (e, f))
+        return list(seen.values())
+
+    return pairs(network.in_edges, 0), pairs(network.out_edges, 1)
+
+
+def shared_balance(network: DagNetwork, organization: Sequence[tuple[int, int]], absolute: bool = True) -> Balance:
+    """Lemma 9, Eq. (54): sum_{wIN(V)} |w w'| - sum_{wOUT(V)} |z z'| (as printed, ``absolute``), or without the
+    absolute values (its proof's Eqs. (60)-(61))."""
+    in_pairs, out_pairs = organization_pairs(network, organization)
+    term = _absolute_products if absolute else _products
+    reading = "|w w'| as printed" if absolute else "w w' without absolute values"
+    return Balance(f"Eq. (54) ({reading}) on {len(organization)} neuron pairs", term(in_pairs), term(out_pairs))
+
+
 def layer_balance(first: Sequence[int], second: Sequence[int]) -> Balance:
     """Eq. (7): sum_{e in F} w_e^2 - sum_{f in F'} w_f^2 for edge sets F and F'."""
     return Balance(f"Eq. (7) F={tuple(first)} F'={tuple(second)}", _squares(first), _squares(second))

@@ -195,14 +195,14 @@ def test_a_collection_error_is_partial_and_names_the_nearest_ids(pytester, ci):
         test_typo="""
         import pytest
 
-        @pytest.mark.claim("LJ22.L9")
+        @pytest.mark.claim("LJ22.L7")
         def test_typo():
             pass
         """
     )
     result, report = run(pytester, partial=True)
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*ERROR collecting test_typo.py*", "*unknown claim ID 'LJ22.L9'; nearest valid: *"])
+    result.stdout.fnmatch_lines(["*ERROR collecting test_typo.py*", "*unknown claim ID 'LJ22.L7'; nearest valid: *"])
     assert report["run"]["selection"] == "partial" and report["run"]["complete"] is False
     assert not (pytester.path / "reports" / "claims.json").exists()
 

@@ -139,7 +139,7 @@ def test_bad_option_values_are_usage_errors(pytester):
     for args, error in [
         (["--claims-compare-fail=margin:half"], "ERROR: --claims-compare-fail: bad fail rule 'margin:half': *"),
         (["--claims-compare-fail=verdict", "--claims-compare-fail=worse"], "ERROR: --claims-compare-fail: *'worse'*"),
-        (["--claims=LJ22.L9"], "ERROR: --claims LJ22.L9: unknown claim ID 'LJ22.L9'; nearest valid: *LJ22.L1*"),
+        (["--claims=LJ22.L7"], "ERROR: --claims LJ22.L7: unknown claim ID 'LJ22.L7'; nearest valid: *LJ22.L8*"),
         (["--claims=LJ22.L1,XX9.*"], "ERROR: --claims LJ22.L1,XX9.*: unknown claim ID 'XX9.*'*"),
         (["--claims-save=/../"], "ERROR: --claims-save=/../: *no character*"),
         (["--claims-compare=3"], "ERROR: --claims-compare: history entry 3: no such entry in * (the history is empty)"),

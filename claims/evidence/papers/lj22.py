@@ -232,6 +232,61 @@ CLAIMS: tuple[Claim, ...] = (
         notes=(),
     ),
     Claim(
+        id="LJ22.L8",
+        paper="LJ22",
+        ref="Lemma 8",
+        title="Clarke partials of mu agree for paths with equal activation patterns",
+        statement=(
+            "Assume stable sign regime (Assumption 1). Let p1, p2 in P be paths of the same length L, "
+            "p1 = {v1, ..., vL}, p2 = {u1, ..., uL}. Assume that for each i in [L], vi and ui have the same "
+            "activation pattern for each input training example (0 if ReLU activated with negative "
+            "preactivation; 1 if linearly activated or nonnegative preactivation). Then "
+            "d_{p1} mu(h) = d_{p2} mu(h) where d is the Clarke subdifferential."
+        ),
+        # tested as: mu = the tree network of Lemma 1 on each training example; at generic points both
+        # partials by autograd agree to rounding, at kinks one-sided difference quotients (Clarke sets)
+        kind="identity",
+        notes=(),
+    ),
+    Claim(
+        id="LJ22.L9",
+        paper="LJ22",
+        ref="Lemma 9, Eq. (54)",
+        title="Weight-shared (convolutional) extension of Lemma 2",
+        statement=(
+            "Let V := {v_{j,k}}_{j in [l], k in {1,2}} be a convolutional neuron organization (Definition 12: "
+            "IN_{v_{j,1}} = IN_{v_{j,2}} =: IN_j and OUT_{v_{j,1}} = OUT_{v_{j,2}} =: OUT_j). For a.e. time t >= 0, "
+            "sum_{(w,w') in wIN(V)} |w(t)w'(t)| - |w(0)w'(0)| = sum_{(z,z') in wOUT(V)} |z(t)z'(t)| - |z(0)z'(0)| "
+            "(Eq. 54), where wIN(V) := {(w1,w2) | for all j in [l], exists a_j in IN_j, w_{a_j v_{j,1}} = w1 and "
+            "w_{a_j v_{j,2}} = w2} and similarly wOUT(V) := {(w1,w2) | for all j in [l], exists b_j in OUT_j, "
+            "w_{v_{j,1} b_j} = w1 and w_{v_{j,2} b_j} = w2}."
+        ),
+        # tested as: instantaneous rate and drift order of sum |w w'| - sum |z z'| for two output channels of a
+        # linear convolution followed by a convolution (shared parameters), as printed and without |.|
+        kind="invariance",
+        notes=(),
+    ),
+    Claim(
+        id="LJ22.S1",
+        paper="LJ22",
+        ref="Significance of Theorem 1 (Section 4)",
+        title="Balanced start: shared singular values, rank one along a chain to the output",
+        statement=(
+            "If we have a set of neurons that is active throughout training (which is vacuously true for linear "
+            "layers), we can invoke an FTC and get W2(t)^T W2(t) - W1(t)W1(t)^T = W2(0)^T W2(0) - W1(0)W1(0)^T for "
+            "the submatrix restricted to these neurons. Assume for simplicity that the right hand side is 0, then "
+            "the singular values of W1 and W2 are the same for each of the cases listed in Theorem 1. If we can "
+            "form a chain of matrices whose singular values are the same by iteratively invoking Theorem 1, then "
+            "all matrices considered have the same singular values as the final fully-connected layer that "
+            "connects to the output. Recall that our networks are scalar-valued, so the final layer is a row "
+            "vector, which is rank 1 and thus all layers considered in the chain have rank 1."
+        ),
+        # tested as: balanced starts of linear chains (and ReLU chains with always-active neurons) along gradient
+        # flow: nonzero singular values of adjacent matrices equal, s2/s1 of every matrix at rounding
+        kind="identity along trajectories",
+        notes=(),
+    ),
+    Claim(
         id="LJ22.L10",
         paper="LJ22",
         ref="Lemma 10",

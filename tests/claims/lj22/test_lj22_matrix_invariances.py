@@ -296,6 +296,15 @@ def test_eq6_rate_is_nonzero_with_mixed_patterns(case):
         "example and v active on some only; the 2x2 block of d/dt(W2^T W2 - W1 W1^T) on {u, v} exceeds 100 "
         "times its rounding bound."
     )
+    record_note(
+        "Lemma 4, Eq. (12), reading encoded: d/dt (W2^T W2 - W1 W1^T) is in general NOT 0 (a nonzero-rate check). The "
+        "pdf text extraction reads '% (W2(t)>W2(t)- W1(t)W1(t)>) =0, (12)' (the d/dt and the slash of the not-equal "
+        "sign lost in extraction); the html text drops the formula entirely (only the title 'Lemma 4 (Noninvariance "
+        "in ReLU layers).' remains). '= 0' would be Theorem 1's invariance, contradicting the lemma's title "
+        "('Noninvariance'), the sentence before it ('show that it is not equal to its counterpart ... thus giving a "
+        "negative result') and its proof ('the expression in 46 and 49 are not equal in general'), so '!= 0 in "
+        "general' is the statement as printed, damaged by the extraction, not a correction."
+    )
 
 
 @pytest.mark.claim("LJ22.L4", negative_control=True)
