@@ -243,10 +243,13 @@ CLAIMS: tuple[Claim, ...] = (
             "preactivation; 1 if linearly activated or nonnegative preactivation). Then "
             "d_{p1} mu(h) = d_{p2} mu(h) where d is the Clarke subdifferential."
         ),
-        # tested as: mu = the tree network of Lemma 1 on each training example; at generic points both
-        # partials by autograd agree to rounding, at kinks one-sided difference quotients (Clarke sets)
         kind="identity",
         notes=(),
+        tested_as=(
+            "mu = Lemma 1's tree network at h(x) of each training example, ReLU and linear vertices: the two paths' "
+            "partials (autograd; products of +-1 and 0/1) compared exactly at points where mu is differentiable in "
+            "them. Kinks (Clarke sets) are not judged."
+        ),
     ),
     Claim(
         id="LJ22.L9",
@@ -261,10 +264,13 @@ CLAIMS: tuple[Claim, ...] = (
             "w_{a_j v_{j,2}} = w2} and similarly wOUT(V) := {(w1,w2) | for all j in [l], exists b_j in OUT_j, "
             "w_{v_{j,1} b_j} = w1 and w_{v_{j,2} b_j} = w2}."
         ),
-        # tested as: instantaneous rate and drift order of sum |w w'| - sum |z z'| for two output channels of a
-        # linear convolution followed by a convolution (shared parameters), as printed and without |.|
         kind="invariance",
         notes=(),
+        tested_as=(
+            "Two output channels of a weight-shared linear convolution followed by a convolution: the instantaneous "
+            "rate and the drift order of sum |w w'| - sum |z z'| along gradient flow, as printed (with absolute "
+            "values) and without them (the proof's Eqs. (60)-(61))."
+        ),
     ),
     Claim(
         id="LJ22.S1",
@@ -281,10 +287,14 @@ CLAIMS: tuple[Claim, ...] = (
             "connects to the output. Recall that our networks are scalar-valued, so the final layer is a row "
             "vector, which is rank 1 and thus all layers considered in the chain have rank 1."
         ),
-        # tested as: balanced starts of linear chains (and ReLU chains with always-active neurons) along gradient
-        # flow: nonzero singular values of adjacent matrices equal, s2/s1 of every matrix at rounding
-        kind="identity along trajectories",
+        kind="invariance, identity",
         notes=(),
+        tested_as=(
+            "Balanced starts (right-hand side 0) of linear chains ending in the scalar output layer, along gradient "
+            "flow (RK4, the step halved): the gap between adjacent matrices' singular values vanishes at the "
+            "integrator's order, and s2/s1 of every matrix stays at rounding. ReLU chains with always-active "
+            "neurons are not run."
+        ),
     ),
     Claim(
         id="LJ22.L10",
