@@ -278,16 +278,18 @@ def test_declared_verdicts_need_a_rejected_control(pytester, ci):
     pytester.makepyfile(
         test_verdicts="""
         import pytest
-        from claims import check_inequality, check_inequality_rejected, declare_verdict
+        from claims import check_inequality, check_inequality_rejected, declare_verdict, record_erratum
 
-        def corrected():
+        def corrected(claim):
             check_inequality_rejected(1.5, 1.0, tolerance=1e-15, statement="printed, constant 1")
             check_inequality(1.5, 2.0, tolerance=1e-15, statement="corrected, constant 2")
             declare_verdict("verified-with-correction", correction="constant 2 instead of 1")
+            record_erratum(claim + "-E1", severity="constant or factor wrong", location_kind="constant",
+                           location="Lemma", printed="constant 1", corrected="constant 2", counterexample="1.5 > 1")
 
         @pytest.mark.claim("LJ22.L10")
         def test_corrected():
-            corrected()
+            corrected("LJ22.L10")
 
         @pytest.mark.claim("LJ22.L10", negative_control=True)
         def test_control():
@@ -295,7 +297,7 @@ def test_declared_verdicts_need_a_rejected_control(pytester, ci):
 
         @pytest.mark.claim("LJ22.R1")
         def test_corrected_without_control():
-            corrected()
+            corrected("LJ22.R1")
         """
     )
     result, report = run(pytester)

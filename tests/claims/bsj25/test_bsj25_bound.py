@@ -719,8 +719,9 @@ def p33_errata(tally, mixed):
             location="Proposition 3.3 / A.5, 'u, v >= 0 entry wise'",
             printed="u, v >= 0 entry wise",
             corrected="v >= 0 entry wise (u of any signs): for an orthogonal H the map W_1 -> W_1 H^T keeps ||theta|| "
-                      "and every Z_l and moves the input u v^T + X to H u v^T + H X (||H X||_F = ||X||_F), so the "
-                      "statement for u follows from the one for H u >= 0; the proof uses u only through ||u||",
+                      "and Z_1..Z_L and moves the input u v^T + X to H u v^T + H X (||H X||_F = ||X||_F); choosing H with "
+                      "H u >= 0, the statement for any u follows from the one for u >= 0 (the proof uses u only "
+                      "through ||u||)",
             counterexample=mixed["example"],
         )
 
