@@ -6,7 +6,8 @@ Modules: ``_saddle`` (Section 2: the network, L_0, the absolute network, Proposi
 ``_instances`` (data X and G: random, digits, near-rank-one (Proposition 3.3), Example 1); the solver
 of Definition 2.1: ``_search`` (batched L_0, random and Appendix A.3 starts, projected descent on the
 sphere), ``_polish`` (the kink pattern and the frozen KKT system: Newton, SLSQP), ``_certificate``
-(the residual, margins and perturbation test of a direction, the error of s), ``_solver``
+(the residual, margins and perturbation test of a direction, the error of s), ``_reference`` (the best
+single path by exhaustive search, how the restarts found an optimum), ``_solver``
 (``solve_escape``: the stages together); ``_flows`` (gradient flow on L_0, Proposition 2.2's closed
 forms, escape times, the output bound), ``_bounds`` (Theorem 3.1 / A.7 and Proposition 3.3 / A.5:
 the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_small_init``
@@ -16,8 +17,8 @@ the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_
 from __future__ import annotations
 
 from claims.bsj25._bounds import (
-    bound_ranges, layer_ratios, p33_bound, p33_bound_tolerance, t31_bound, t31_bound_appendix,
-    t31_bound_tolerance, t31_constant, t31_constant_appendix,
+    bound_ranges, layer_ratios, p33_bound, p33_bound_tolerance, speed_upper_bound, t31_bound,
+    t31_bound_appendix, t31_bound_tolerance, t31_constant, t31_constant_appendix,
 )
 from claims.bsj25._certificate import (
     EscapeDirection, certify, gradient_residual, perturbation_test, speed_error,
@@ -28,6 +29,9 @@ from claims.bsj25._flows import (
 )
 from claims.bsj25._instances import (
     digits_instance, example1_instance, near_rank_one_instance, random_instance,
+)
+from claims.bsj25._reference import (
+    path_speeds, search_spread, single_path_speed,
 )
 from claims.bsj25._saddle import (
     HIDDEN_LAYERS, INPUT_AS_LAYER_0, NETWORK_LAYERS, absolute_forward, absolute_loss,
@@ -59,9 +63,10 @@ __all__ = [
     "loss_of_theta", "near_rank_one_instance", "nonnegative_top_singular_pair", "numerical_rank",
     "odds_ratio_per_doubling", "output", "output_bound", "output_bound_terms", "p22_norm_exact",
     "p22_norm_printed", "p33_bound", "p33_bound_tolerance", "p34_bound", "p34_layers",
-    "p34_mth_smallest", "p34_required", "parameter_count", "per_run_pgd", "perturbation_test",
-    "radial_rate", "random_instance", "random_starts", "rounding_depth", "run_seed", "shapes_of",
-    "solve_escape", "speed_error", "speeds", "t31_bound", "t31_bound_appendix",
-    "t31_bound_tolerance", "t31_constant", "t31_constant_appendix", "train_on_digits", "unflatten",
+    "p34_mth_smallest", "p34_required", "parameter_count", "path_speeds", "per_run_pgd",
+    "perturbation_test",
+    "radial_rate", "random_instance", "random_starts", "rounding_depth", "run_seed", "search_spread",
+    "shapes_of", "single_path_speed", "solve_escape", "speed_error", "speed_upper_bound", "speeds",
+    "t31_bound", "t31_bound_appendix", "t31_bound_tolerance", "t31_constant", "t31_constant_appendix", "train_on_digits", "unflatten",
     "width_sweep",
 ]

@@ -121,6 +121,15 @@ def t31_bound_tolerance(x: torch.Tensor, g: torch.Tensor, speed: float, speed_er
     return db + gamma(16) * abs(t31_bound(c, layer))
 
 
+def speed_upper_bound(x: torch.Tensor, g: torch.Tensor) -> float:
+    """||G||_F ||X||_op: every speed on ||theta||^2 <= L is at most this, whatever the depth, since
+    ||Y||_F <= ||W_L||_op .. ||W_2||_op ||W_1 X||_F <= prod_l ||W_l||_F ||X||_op <= ||X||_op (relu is
+    1-Lipschitz with relu(0) = 0; AM-GM on sum_l ||W_l||_F^2 <= L). So a = ||X||_F ||G||_F / s* is at
+    least ||X||_F / ||X||_op and Theorem 3.1's c at least ``t31_constant`` there (c grows with a >= 1):
+    a bound negative at that c is negative at the optimum, found or not."""
+    return float(frobenius(g)) * float(torch.linalg.matrix_norm(x, ord=2))
+
+
 def bound_ranges(constant: float) -> dict[str, float]:
     """Where Theorem 3.1's main-text bound B(l) = 8 c l^{-1/2} / (1 - c l^{-1/2}) is negative
     (l < c^2), infinite (l = c^2), at least 1 (c^2 < l <= 81 c^2: vacuous, every ratio is <= 1) and

@@ -98,28 +98,47 @@ def digits_instance(per_class: int | None = None) -> Instance:
 
 
 def near_rank_one_instance(
-    seed: int, d_in: int, n_samples: int, d_out: int, eps: float, u_norm: float, aligned: float | None = None
+    seed: int, d_in: int, n_samples: int, d_out: int, eps: float, u_norm: float, aligned: float | None = None,
+    *, cut: int = 0, signal: float = 1.0,
 ) -> tuple[Instance, torch.Tensor, torch.Tensor]:
     """Inputs u v^T + E (Proposition 3.3's form): u >= 0 with ||u|| = ``u_norm``, v >= 0 with
     ||v|| = 1 (entries uniform in [0.1, 1], normalized), ||E||_F = ``eps`` exactly (Gaussian
-    direction). G is Gaussian (any G: the proposition's hypothesis), or with ``aligned`` = a, the
-    rank-one G = -w v^T plus a Gaussian matrix of Frobenius norm a ||w|| (w Gaussian), the gradient
-    of a squared loss whose labels are w v^T: ||X|| ||G|| / s* is then close to 1.
-    Returns (instance, u, v)."""
+    direction).
+
+    With ``cut`` = k > 0 the first k entries of v are 0 (still v >= 0) and E = eps (C + R) / ||C + R||_F,
+    C with the columns -u / (||u|| sqrt(k)) at those k samples (0 elsewhere, ||C||_F = 1) and R Gaussian
+    with ||R||_F = 1: those samples point away from u, so the ReLU of a first-layer unit aligned with u
+    cuts them, and ||Z^s_1 - Z_1||_F is not 0 at the optimum (the layer-1 ratio that can be tested).
+
+    G is Gaussian (any G: the proposition's hypothesis), or with ``aligned`` = a the gradient of a
+    squared loss whose labels are close to w v^T: G = -``signal`` w v^T + a ||w|| N / ||N||_F, w
+    Gaussian, N Gaussian with its v component removed (N v = 0), so G v = -``signal`` w exactly:
+    with ``signal`` 1 and a small, ||X|| ||G|| / s* is close to 1 (Theorem 3.1's c small); a small
+    ``signal`` makes s* small against ||G||_F. Returns (instance, u, v)."""
     gen = torch.Generator().manual_seed(seed)
     u = torch.rand(d_in, generator=gen, dtype=F64) + 0.1
     u = u_norm * u / norm(u)
     v = torch.rand(n_samples, generator=gen, dtype=F64) * 0.9 + 0.1
+    if cut:
+        if not 0 < cut < n_samples:
+            raise ValueError(f"cut {cut} of {n_samples} samples")
+        v[:cut] = 0.0
     v = v / norm(v)
     e = torch.randn(d_in, n_samples, generator=gen, dtype=F64)
+    if cut:
+        away = torch.zeros(d_in, n_samples, dtype=F64)
+        away[:, :cut] = -(u / norm(u))[:, None] / math.sqrt(cut)
+        e = away + e / frobenius(e)
     e = eps * e / frobenius(e)
     if aligned is None:
         g = torch.randn(d_out, n_samples, generator=gen, dtype=F64)
     else:
         w = torch.randn(d_out, generator=gen, dtype=F64)
         noise = torch.randn(d_out, n_samples, generator=gen, dtype=F64)
-        g = -torch.outer(w, v) + aligned * float(norm(w)) * noise / frobenius(noise)
-    name = f"near-rank-one-s{seed}-eps{eps:g}-u{u_norm:g}" + ("" if aligned is None else f"-aligned{aligned:g}")
+        noise = noise - torch.outer(noise @ v, v)
+        g = -signal * torch.outer(w, v) + aligned * float(norm(w)) * noise / frobenius(noise)
+    name = (f"near-rank-one-s{seed}-eps{eps:g}-u{u_norm:g}" + ("" if aligned is None else f"-aligned{aligned:g}")
+            + (f"-cut{cut}" if cut else "") + (f"-signal{signal:g}" if signal != 1.0 else ""))
     details = dict(kind="near rank one", seed=seed, d_in=d_in, n_samples=n_samples, d_out=d_out, eps=eps,
-                   u_norm=u_norm, aligned=aligned)
+                   u_norm=u_norm, aligned=aligned, cut=cut, signal=signal)
     return Instance(name, torch.outer(u, v) + e, g, details), u, v

@@ -42,6 +42,7 @@ search ends with steps of 1e-4 sqrt(L), which leaves first-order errors of that 
 def solve_escape(
     x: torch.Tensor, g: torch.Tensor, shapes: Shapes, restarts: int = 32, steps: int = 200, seed: int = 0,
     warm_starts: Sequence[torch.Tensor] = (), candidates: int = 4, fine_steps: int = 150,
+    warm_steps: int | None = None,
 ) -> EscapeDirection:
     """An optimal escape direction (Definition 2.1: the minimizer of L_0 on ||theta||^2 = L) by the
     module's four stages: ``restarts`` Gaussian starts (seeded by ``seed``) and the ``warm_starts``
@@ -50,12 +51,19 @@ def solve_escape(
     is skipped; after the first certified one, Newton only) and the largest certified speed kept (an
     uncertified search point only if nothing is certified: ``kkt_residual`` NaN). ``values`` are the
     search's final L_0 of every start (sorted), ``agreeing`` how many are within ``AGREEMENT``
-    (relative) of the kept optimum."""
+    (relative) of the kept optimum. ``warm_steps`` (default ``steps``) is the warm starts' share of the
+    first search: 0 leaves them where they are for the refinement (on deep networks the first steps,
+    0.3 sqrt(L) long, can throw a deepened optimum off its path, where every unit dies)."""
     depth = len(shapes)
     starts = random_starts(restarts, shapes, seed)
-    if warm_starts:
-        starts = torch.cat([torch.stack([w.to(F64) for w in warm_starts]), starts])
-    thetas, values = projected_descent(starts, shapes, x, g, steps)
+    if warm_starts and warm_steps is not None:
+        thetas, values = projected_descent(starts, shapes, x, g, steps)
+        warm, warm_values = projected_descent(torch.stack([w.to(F64) for w in warm_starts]), shapes, x, g, warm_steps)
+        thetas, values = torch.cat([warm, thetas]), torch.cat([warm_values, values])
+    else:
+        if warm_starts:
+            starts = torch.cat([torch.stack([w.to(F64) for w in warm_starts]), starts])
+        thetas, values = projected_descent(starts, shapes, x, g, steps)
     order = torch.argsort(values)
     picked: list[int] = []
     for index in order.tolist():

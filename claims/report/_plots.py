@@ -349,6 +349,8 @@ def plot_singular_values(runs: Sequence[Mapping[str, Any]], *, title: str):
 RATIO_MARKERS = {"weight": ("o", "W_l"), "activation": ("s", "Z^s_l"), "nonlinearity": ("^", "||Z^s_l - Z_l||^2 / ||Z_l||^2")}
 RATIO_FLOOR = 1e-12
 """Ratios below this (exact zeros among them) are drawn at it."""
+LAYER_TICKS = 20
+"""Past this many layers the layer axis is logarithmic instead of one tick per layer."""
 
 
 def plot_layer_bounds(rows: Sequence[Mapping[str, Any]], *, title: str):
@@ -356,7 +358,7 @@ def plot_layer_bounds(rows: Sequence[Mapping[str, Any]], *, title: str):
     ``bounds``, ``weight``, ``activation``, ``nonlinearity``, ``c``), one panel per kind of instance:
     each ratio against the layer (log y; below ``RATIO_FLOOR`` drawn at it), one color per instance,
     its bound as a line where it is positive (an instance whose bound is negative at every layer
-    says so in the legend)."""
+    says so in the legend); past ``LAYER_TICKS`` layers the layer axis is logarithmic."""
     kinds = list(dict.fromkeys(row["kind"] for row in rows))
     figure, axes = new_figure(len(kinds), title=title, sharey=True)
     for ax, kind in zip(axes, kinds):
@@ -374,7 +376,11 @@ def plot_layer_bounds(rows: Sequence[Mapping[str, Any]], *, title: str):
                 ax.plot([], [], ls="none", marker="s", color=color, label=f"{label}: bound < 0")
         ax.axhline(1, color="grey", lw=0.7, ls=":")
         log_scale(ax, "y")
-        ax.set_xticks(sorted({l for r in mine for l in r["layers"]}))
+        layers = sorted({l for r in mine for l in r["layers"]})
+        if len(layers) > LAYER_TICKS:
+            log_scale(ax, "x")  # deep networks: l^{-1/2} is a straight line
+        else:
+            ax.set_xticks(layers)
         ax.set_xlabel("layer l", fontsize=8)
         ax.set_title(f"{kind} ({len(mine)} instances)", fontsize=9)
         ax.tick_params(which="both", labelsize=7)

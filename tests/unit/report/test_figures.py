@@ -153,6 +153,12 @@ def test_every_plotting_function_makes_a_figure():
                  weight=[0.1, 0.2], activation=[0.0, 0.1], nonlinearity=[0.3, 0.01])
             for k, (kind, bounds) in enumerate([("random", [-1, -2]), ("near", [0.5, 0.3]), ("near", [-1, 0.2])])]
     built(plots.plot_layer_bounds(rows, title="t"))
+    deep = dict(kind="cut", instance="d", depth=30, c=0.1, layers=list(range(1, 31)),
+                bounds=[0.8 / l**0.5 for l in range(1, 31)],
+                weight=[0.0] * 30, activation=[0.0] * 30, nonlinearity=[1e-3] + [0.0] * 29)
+    figure = plots.plot_layer_bounds([deep], title="t")
+    assert figure.axes[0].get_xscale() == "log"  # past LAYER_TICKS layers: l^{-1/2} is a line
+    built(figure)
 
 
 def test_slug():
