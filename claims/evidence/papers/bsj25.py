@@ -55,7 +55,8 @@ CLAIMS: tuple[Claim, ...] = (
         notes=(),
         tested_as=(
             "The solver that finds escape directions (the tool for the claims below) on random data, Example 1 and "
-            "positive inputs; the report gives its residual ||grad L_0(rho) + s rho||."
+            "positive inputs; the report gives its residual ||grad L_0(rho) + s rho||; at optima on ReLU kinks the Clarke "
+            "form (relu'(0) = t_k in [0, 1], the polish's kink multipliers) with its residual."
         ),
     ),
     Claim(
