@@ -8,7 +8,8 @@ of Definition 2.1: ``_search`` (batched L_0, random and Appendix A.3 starts, pro
 sphere), ``_polish`` (the kink pattern and the frozen KKT system: Newton, SLSQP), ``_certificate``
 (the residual, margins and perturbation test of a direction, the error of s), ``_reference`` (the best
 single path by exhaustive search, how the restarts found an optimum), ``_solver``
-(``solve_escape``: the stages together); ``_flows`` (gradient flow on L_0, Proposition 2.2's closed
+(``solve_escape``: the stages together), ``_clarke`` (the Clarke form of Definition 2.1 at kinks);
+``_flows`` (gradient flow on L_0, Proposition 2.2's closed
 forms, escape times, the output bound), ``_bounds`` (Theorem 3.1 / A.7 and Proposition 3.3 / A.5:
 the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_small_init``
 (Section 3.3: gradient descent from small initialization on digits).
@@ -19,6 +20,9 @@ from __future__ import annotations
 from claims.bsj25._bounds import (
     bound_ranges, layer_ratios, p33_bound, p33_bound_tolerance, speed_upper_bound, t31_bound,
     t31_bound_appendix, t31_bound_tolerance, t31_constant, t31_constant_appendix,
+)
+from claims.bsj25._clarke import (
+    ClarkeStationarity, clarke_pattern, clarke_stationarity, generalized_gradient, kink_tangent_step,
 )
 from claims.bsj25._certificate import (
     EscapeDirection, certify, gradient_residual, perturbation_test, speed_error,
@@ -54,6 +58,7 @@ from claims.bsj25._width_sweep import (
 )
 
 __all__ = [
+    "ClarkeStationarity", "clarke_pattern", "clarke_stationarity", "generalized_gradient", "kink_tangent_step",
     "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",
     "PlateauRule", "S1", "S2", "SCHEMES", "SUCCESS_MARGIN", "SmallInitConfig", "absolute_forward",
     "absolute_loss", "activation_ratio", "bound_ranges", "cached_width_sweep", "certify", "deepen",

@@ -55,7 +55,8 @@ CLAIMS: tuple[Claim, ...] = (
         notes=(),
         tested_as=(
             "The solver that finds escape directions (the tool for the claims below) on random data, Example 1 and "
-            "positive inputs; the report gives its residual ||grad L_0(rho) + s rho||."
+            "positive inputs; the report gives its residual ||grad L_0(rho) + s rho||; at optima on ReLU kinks the Clarke "
+            "form (relu'(0) = t_k in [0, 1], the polish's kink multipliers) with its residual."
         ),
     ),
     Claim(
@@ -173,6 +174,23 @@ CLAIMS: tuple[Claim, ...] = (
         kind="identity, construction",
         notes=(),
         tested_as="Exactly (symbolic, sympy) where possible; the escape-direction solver on the example otherwise.",
+    ),
+    Claim(
+        id="BSJ25.S13",
+        paper="BSJ25",
+        ref="Section 1.3 (contributions)",
+        title="The example's optimal escape direction: rank-2 first layers, then rank 1",
+        statement=(
+            "Finally, we provide an example of a simple dataset whose optimal escape direction has the following "
+            "structure: The first two weight matrices are rank 2, followed by rank 1 matrices."
+        ),
+        kind="construction",
+        notes=(),
+        tested_as=(
+            "On the example it refers to (Example 1, Section 4): the ranks of the printed Eq. (2) weights, exactly, "
+            "and of the solver's certified optimum (speed 1/2, depth 3, width 4)."
+        ),
+        extraction="Section 1.3, last paragraph of the contributions; the example is Example 1 (Section 4).",
     ),
     Claim(
         id="BSJ25.F2",

@@ -481,3 +481,81 @@ def test_perturbed_statements_are_rejected():
         f"Control: Eq. (2) with W2[0,0] = 5/8 (rescaled) has speed {float(perturbed_speed):.6f} != 1/2; "
         "Eq. (6) with its last sign flipped disagrees with the network at phi = pi/12."
     )
+
+
+# ---------------------------------------------------------------- BSJ25.S13 (Section 1.3)
+
+S13 = pytest.mark.claim("BSJ25.S13")
+S13_CONTROL = pytest.mark.claim("BSJ25.S13", negative_control=True)
+S13_PRINTED = (2, 2, 1)
+"""Section 1.3 as printed for a depth-3 network: 'the first two weight matrices are rank 2, followed by rank 1'."""
+S13_CORRECTED = (2, 1, 1)
+"""Section 4's own words ('rank two in the first layer') and Eq. (2): W1 rank 2, then rank 1."""
+
+
+def rank_pattern_check(ranks, pattern, check=check_exact, **details):
+    """The ranks of (W_1, .., W_L) against a stated pattern, exactly (integers; a rejection needs a rank off by
+    at least 1, so its tolerance is 1/2)."""
+    if check is check_exact:
+        return check([Fraction(r) for r in ranks], [Fraction(r) for r in pattern], **details)
+    observed = torch.tensor([float(r) for r in ranks], dtype=torch.float64)
+    return check(observed, torch.tensor([float(r) for r in pattern], dtype=torch.float64), 0.5, **details)
+
+
+def solver_optimum_ranks():
+    """The solver's certified optimum of Example 1 at depth 3, width 4 (speed 1/2) and its ranks
+    (``numerical_rank``: sigma_i > max(shape) eps sigma_1)."""
+    from claims.bsj25 import example1_instance, numerical_rank, solve_escape, speed_error
+
+    example = example1_instance()
+    found = solve_escape(example.x, example.g, example.shapes(3, 4), restarts=32)
+    return found, [numerical_rank(w) for w in found.weights], speed_error(found.rho, found.shapes, example.x, example.g)
+
+
+@S13
+def test_section_1_3_ranks_of_the_example():
+    """Section 1.3's 'first two weight matrices are rank 2, followed by rank 1' on the example it refers to
+    (Example 1): Eq. (2) has ranks (2, 1, 1) exactly, and so has the solver's certified optimum (speed 1/2).
+    The printed pattern (2, 2, 1) is rejected on both; Section 4's 'rank two in the first layer' holds."""
+    printed = printed_rank_two_weights()
+    exact_ranks = [w.rank() for w in printed]
+    rank_pattern_check(exact_ranks, S13_PRINTED, check=check_rejected, printed="ranks (2, 2, 1)", weights="Eq. (2)")
+    rank_pattern_check(exact_ranks, S13_CORRECTED, identity="ranks (2, 1, 1)", weights="Eq. (2)")
+    found, ranks, error = solver_optimum_ranks()
+    # the float64 error of s = -L_0(rho) (gamma_k A(|rho|)); s is stationary at rho, so rho's own rounding is second order
+    check_close(found.speed, 0.5, error, identity="the solver's optimum has s2 = 1/2", kkt_residual=found.kkt_residual)
+    rank_pattern_check(ranks, S13_PRINTED, check=check_rejected, printed="ranks (2, 2, 1)", weights="solver optimum")
+    rank_pattern_check(ranks, S13_CORRECTED, identity="ranks (2, 1, 1)", weights="solver optimum")
+    declare_verdict(
+        "verified-with-correction",
+        correction="Section 1.3 should read 'the first weight matrix is rank 2, followed by rank 1 matrices', as "
+                   "Section 4 says ('rank two in the first layer') and Eq. (2) and the computed optimum show: ranks (2, 1, 1)",
+    )
+    record_erratum(
+        "BSJ25.S13-E1", severity="text inconsistency", location_kind="text", location="Section 1.3, contributions",
+        printed="an example of a simple dataset whose optimal escape direction has the following structure: The "
+                "first two weight matrices are rank 2, followed by rank 1 matrices",
+        corrected="the first weight matrix is rank 2, followed by rank 1 matrices (Example 1, Eq. (2): ranks "
+                  "(W1, W2, W3) = (2, 1, 1); Section 4: 'rank two in the first layer')",
+        counterexample={"Eq. (2) ranks (exact)": exact_ranks, "solver optimum ranks": ranks,
+                        "solver optimum speed": found.speed},
+    )
+    record_note(
+        f"Example 1: Eq. (2) ranks {exact_ranks} (sympy, exact); the solver's certified optimum at depth 3, width 4 "
+        f"(32 restarts, s = {found.speed:.16g}) ranks {ranks}. The printed 'first two weight matrices are rank 2' "
+        "contradicts both and Section 4's own 'rank two in the first layer'. Not tried: whether some other optimum "
+        "of the flat family has rank-2 W2 (an existence reading); deeper networks' optima found cold are local "
+        "(depth 4: sqrt(2) - 1 only)."
+    )
+
+
+@S13_CONTROL
+def test_rank_pattern_of_a_rank_two_second_layer_is_rejected():
+    """The same rank-pattern check (corrected pattern (2, 1, 1)) on Eq. (2) with a second, independent row
+    added to W2 (a direction whose W2 has rank 2, not the example's optimum): rejected."""
+    w1, w2, w3 = printed_rank_two_weights()
+    w2_two = w2.col_join(sp.Rational(1, 2) * sp.Matrix([[1, 1, -1, -1]]))
+    w3_two = w3.row_join(sp.Matrix([[0]]))
+    rank_pattern_check([w1.rank(), w2_two.rank(), w3_two.rank()], S13_CORRECTED, check=check_rejected,
+                       weights="Eq. (2) with a rank-2 W2")
+    record_note("Negative control: the rank-pattern check rejects Eq. (2) with an independent second row in W2.")
