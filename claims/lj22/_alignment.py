@@ -289,19 +289,41 @@ def descent_direction(risk: Risk, theta: torch.Tensor) -> tuple[torch.Tensor, fl
     return unit / norm, log_norm
 
 
+def descent_directions(risk: Risk, thetas: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``descent_direction`` for a batch of parameter vectors (batch, p), as one tensor program (the same
+    operations row by row, through ``DagNetwork.batched_vertex_values``; a row's result does not depend on the
+    others); a row whose example of largest weight has no gradient, or whose gradient vanished, takes
+    ``descent_direction`` itself (its fallback, or its error). Returns (directions (batch, p), log |g| (batch,))."""
+    th = thetas.detach().clone().requires_grad_(True)
+    network = risk.network
+    _, post = network.batched_vertex_values(network.edge_weights(th), risk.x)
+    margins = risk.y * post[:, :, network.output]
+    log_slope = log_loss_slope(margins.detach(), risk.loss)
+    top = log_slope.max(dim=1).values
+    weighted = torch.autograd.grad((torch.exp(log_slope - top[:, None]) * margins).sum(), th)[0]
+    peak = weighted.abs().amax(dim=1)
+    unit = weighted / peak[:, None]
+    norm = unit.norm(dim=1)
+    directions = unit / norm[:, None]
+    log_norms = top - float(np.log(risk.n_examples)) + torch.log(peak) + torch.log(norm)
+    for i in torch.nonzero(~((peak > DEAD_TOP_EXAMPLE) & torch.isfinite(peak))).flatten().tolist():
+        directions[i], log_norms[i] = descent_direction(risk, thetas[i])
+    return directions.detach(), log_norms.detach()
+
+
 def normalized_flow(
     risk: Risk, theta: torch.Tensor, lengths: torch.Tensor, steps: int, record_every: int = 0
 ) -> tuple[torch.Tensor, torch.Tensor, list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]]:
     """RK4 on d(theta, t)/ds = (-g/|g|, 1/|g|) for a batch (batch, p), trajectory i to arc length
     lengths[i] in ``steps`` steps; the direction and dt/ds in log space (``descent_direction``), so
     the path can be followed to norms where the loss's gradient underflows and the flow time t
-    exceeds float64. Returns theta, log t reached and, every ``record_every`` steps,
-    (s, log t, theta) snapshots."""
+    exceeds float64. The batch's rows are one tensor program (``descent_directions``) and do not interact (to
+    rounding: a batch's arithmetic is vectorized differently from one row's). Returns theta, log t reached and, every ``record_every`` steps, (s, log t, theta) snapshots."""
     h = (lengths / steps)[:, None]
 
     def field(th: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        rows = [descent_direction(risk, row) for row in th]
-        return torch.stack([d for d, _ in rows]), torch.tensor([[-r] for _, r in rows], dtype=th.dtype)
+        directions, log_norms = descent_directions(risk, th)
+        return directions, -log_norms[:, None]
 
     log_t = torch.full((theta.shape[0], 1), -torch.inf, dtype=theta.dtype)
     snaps = []
