@@ -273,13 +273,16 @@ def descent_direction(risk: Risk, theta: torch.Tensor) -> tuple[torch.Tensor, fl
     if not bool(peak > DEAD_TOP_EXAMPLE):
         # The example of largest weight has no gradient (a ReLU front dead on it: margin 0 for good), so the
         # others' weights e^{a_i - m} can be ~1e-170 or underflow to 0: weigh from the largest a_i among the
-        # examples whose margin has a gradient, with each example's gradient (the rows of the Jacobian).
-        rows = torch.stack([torch.autograd.grad(z, th, retain_graph=True)[0] for z in margins])
-        live = rows.abs().amax(1) > 0
-        if not bool(live.any()):
+        # examples whose margin has a gradient (found heaviest first, one example's gradient at a time); the
+        # heavier ones have none and get weight 0 (theirs, e^{a_i - m} > 1, may overflow).
+        for k in torch.argsort(log_slope, descending=True).tolist():
+            if bool((torch.autograd.grad(margins[k], th, retain_graph=True)[0] != 0).any()):
+                top = log_slope[k]
+                break
+        else:
             raise ArithmeticError("the gradient vanished on the normalized path: no margin has a gradient")
-        top = log_slope[live].max()
-        weighted = (torch.exp(log_slope[live] - top)[:, None] * rows[live]).sum(0)
+        weights = torch.where(log_slope <= top, torch.exp(log_slope - top), torch.zeros_like(log_slope))
+        weighted = torch.autograd.grad((weights * margins).sum(), th)[0]
         peak = weighted.abs().max()
     if not bool(peak > 0) or not bool(torch.isfinite(peak)):
         raise ArithmeticError("the gradient vanished or overflowed on the normalized path")

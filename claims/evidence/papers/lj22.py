@@ -274,7 +274,7 @@ CLAIMS: tuple[Claim, ...] = (
             "Eq. (13) with D computed from the initialization (the proof in Appendix D gives "
             "its pieces)."
         ),
-        kind="inequality along trajectories, trend",
+        kind="inequality along trajectories, limit, trend",
         notes=("Formula reconstructed from garbled text; check against the paper.",),
     ),
     Claim(
@@ -287,7 +287,7 @@ CLAIMS: tuple[Claim, ...] = (
             "data, logistic loss, R(w(0)) < l(0), limit direction without zero entries: "
             "Eq. (15) holds for the last K layers."
         ),
-        kind="trend",
+        kind="limit, trend",
         notes=(),
     ),
 )
