@@ -8,9 +8,15 @@ non-asymptotic form is linear in). From each two consecutive samples the value a
 linearly (``extrapolate=False``: no extrapolation, the sample itself), and
 
 - the limit estimate is the last extrapolation, L_n;
-- its error bar is the change over the last doubling, |L_n - L_{n-1}|, plus the follower's step sensitivity
-  (|L_n - L_n'| for the same path followed at twice the step), plus the rounding ``tolerance``;
-- the interval [L_n - E, L_n + E], clipped to the values the quantity can take (``value_range``), is judged
+- its error bar is what is left to change: the changes over the last two doublings shrink by r = |L_n -
+  L_{n-1}| / |L_{n-1} - L_{n-2}|, and if they keep shrinking so the rest is the geometric tail |L_n - L_{n-1}|
+  r/(1 - r), taken at least as large as the last change (r <= 1/2: the change over the last doubling); a change
+  that did not shrink (r >= 1) leaves the limit undecided, unless it is within the follower's resolution (the
+  step sensitivity plus the tolerance: noise, not a trend); plus the follower's step sensitivity (|L_n - L_n'|
+  for the same path followed at twice the step) and the rounding ``tolerance``;
+- an extrapolation beyond the values the quantity can take (``value_range``) is wrong by at least the excess:
+  it is brought back to the range's end, and the excess is added to its error bar;
+- the interval [L_n - E, L_n + E], clipped to the values the quantity can take, is judged
   against the statement's interval [lower, upper]: it *holds* when the interval lies inside [lower -
   resolution, upper + resolution], is *violated* when it lies wholly outside [lower, upper], and is
   *undecided* otherwise (not settled at this length, or straddling a bound). ``resolution`` (0 by default)
@@ -36,9 +42,8 @@ from claims.evidence._record import ClaimViolation, in_negative_control, record_
 OUTCOMES = ("holds", "violated", "undecided")
 
 UNSETTLED = "the limit is undecided at this length: its settled interval straddles a bound of the statement"
+NOT_SHRINKING = "the limit is undecided at this length: the change over the last doubling did not shrink"
 NO_EXTRAPOLATION = "the limit is undecided at this length: the extrapolation variable did not decrease toward 0"
-OUT_OF_RANGE = ("the limit is undecided at this length: the extrapolation lies outside the values the quantity can "
-                "take by more than its error bar")
 VACUOUS = "the statement's interval covers every value the quantity can take"
 ALWAYS_VIOLATED = "the statement's interval lies outside the values the quantity can take: no case accepts it"
 
@@ -95,14 +100,14 @@ def limit_estimate(
     value_range: tuple[float, float] = (-math.inf, math.inf), check: str = "limit_estimate",
 ) -> LimitEstimate:
     """The settled limit of samples at successive doublings of a path (module docstring), without
-    judging it: ``variable`` None means no extrapolation (the last sample, with the change over the last
-    doubling). ``coarse_variable``/``coarse_values``: the same samples of the path followed at twice the
-    step (their last extrapolation against this one is the step sensitivity). At least 3 samples with
-    extrapolation, 2 without."""
+    judging it: ``variable`` None means no extrapolation (the samples themselves). ``coarse_variable``/
+    ``coarse_values``: the same samples of the path followed at twice the step (their last extrapolation
+    against this one is the step sensitivity). At least 4 samples with extrapolation, 3 without (two changes:
+    the error bar reads how fast they shrink)."""
     tolerance = _tolerance(tolerance, check)
     extrapolate = variable is not None
     xs, qs = _samples(variable, values, check)
-    needed = 3 if extrapolate else 2
+    needed = 4 if extrapolate else 3
     if len(qs) < needed:
         raise ValueError(f"{check}: at least {needed} samples (successive doublings), not {len(qs)}")
     lowest, highest = (float(v) for v in value_range)
@@ -124,18 +129,30 @@ def limit_estimate(
         else:
             step = abs(limits[-1] - coarse[-1])
             numbers["coarse_limit"] = coarse[-1]
-    if limits[-1] is None or limits[-2] is None:
-        return LimitEstimate(qs[-1], math.inf, lowest, highest, math.inf, step,
-                             tuple(v if v is not None else math.nan for v in limits), extrapolate,
+    shown = tuple(v if v is not None else math.nan for v in limits)
+    if any(v is None for v in limits[-3:]):
+        return LimitEstimate(qs[-1], math.inf, lowest, highest, math.inf, step, shown, extrapolate,
                              reason=NO_EXTRAPOLATION, numbers=numbers)
-    limit, change = limits[-1], abs(limits[-1] - limits[-2])
-    error_bar = change + step + tolerance
+    limit, change, before = limits[-1], abs(limits[-1] - limits[-2]), abs(limits[-2] - limits[-3])
+    # The changes over successive doublings shrink by r = change / before; what is left after the last one is at
+    # most the geometric tail change r / (1 - r) if they keep shrinking so, and never taken below the last change.
+    # A last change within the follower's resolution (its step sensitivity and the rounding) is noise, not a
+    # trend: its ratio to the one before says nothing, and the limit is settled to that resolution.
+    noise = change <= step + tolerance
+    ratio = 0.0 if change == 0 or noise else (math.inf if before == 0 else change / before)
+    numbers["contraction"] = min(ratio, 1e300)
+    if ratio >= 1:
+        return LimitEstimate(limit, math.inf, lowest, highest, change, step, shown, extrapolate,
+                             reason=NOT_SHRINKING, numbers=numbers)
+    error_bar = change * max(1.0, ratio / (1 - ratio)) + step + tolerance
+    # The limit lies in the quantity's range: an extrapolation beyond it is wrong by at least the excess, so it is
+    # brought back to the range's end and its error bar grows by the excess.
+    excess = max(lowest - limit, limit - highest, 0.0)
+    if excess:
+        numbers["extrapolated_beyond_range"] = limit
+        limit, error_bar = min(max(limit, lowest), highest), error_bar + excess
     low, high = max(limit - error_bar, lowest), min(limit + error_bar, highest)
-    reason = None
-    if low > high:  # the estimate lies beyond the quantity's range by more than its error bar
-        reason, low, high = OUT_OF_RANGE, limit - error_bar, limit + error_bar
-    return LimitEstimate(limit, error_bar, low, high, change, step, tuple(limits), extrapolate, reason=reason,
-                         numbers=numbers)
+    return LimitEstimate(limit, error_bar, low, high, change, step, shown, extrapolate, numbers=numbers)
 
 
 def _judge(estimate: LimitEstimate, lower: float, upper: float, resolution: float,

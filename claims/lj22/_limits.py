@@ -12,7 +12,8 @@ Eq. (14), Eq. (15) and the divergence hypothesis are judged on (``claims.checks.
 - Networks: ``theorem2_network_dense_tail`` (a ReLU front with biases, then linear, or ReLU for a control,
   fully-connected layers, then Fin); ``theorem2_network_through_frozen_layer`` (Theorem 2's W2-then-block
   network with W2 frozen, a control); ``corollary1_start`` (a start with R(w(0)) < l(0), rejection-sampled);
-  ``unseparable_data`` (every input with both labels: no network separates it).
+  ``unseparable_data`` (every input with both labels: no network separates it); ``appendix_e_terms`` (the
+  two sides of Appendix E's identity L ||W_L||_F^2 = D'' + ||w||^2).
 """
 
 from __future__ import annotations
@@ -175,6 +176,15 @@ def corollary1_start(risk: Risk, scale: float, seed: int) -> tuple[torch.Tensor,
         theta0 = scale * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64)
         if float(risk(theta0)) < math.log(2):
             return theta0, seed
+
+
+def appendix_e_terms(network: DagNetwork, theta: torch.Tensor, names: Sequence[str]) -> tuple[float, float]:
+    """(L ||W_L||_F^2, ||w||^2) for the layers ``names`` (W_1..W_L, the last one last) of a network whose
+    parameters are those layers' entries: Appendix E's identity says L ||W_L||_F^2 = D'' + ||w||^2 with D''
+    constant along gradient flow (the sum of Lemma 3's layer balances ||W_j||_F^2 - ||W_L||_F^2)."""
+    w = network.edge_weights(theta)
+    squares = [frobenius_sq(network.weight_matrix(name, w)) for name in names]
+    return len(names) * squares[-1], sum(squares)
 
 
 def unseparable_data(n: int, d: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
