@@ -11,8 +11,9 @@ linearly (``extrapolate=False``: no extrapolation, the sample itself), and
 - its error bar is what is left to change: the changes over the last two doublings shrink by r = |L_n -
   L_{n-1}| / |L_{n-1} - L_{n-2}|, and if they keep shrinking so the rest is the geometric tail |L_n - L_{n-1}|
   r/(1 - r), taken at least as large as the last change (r <= 1/2: the change over the last doubling); a change
-  that did not shrink (r >= 1) leaves the limit undecided, unless it is within the follower's resolution (the
-  step sensitivity plus the tolerance: noise, not a trend); plus the follower's step sensitivity (|L_n - L_n'|
+  that did not shrink (r >= 1) leaves the limit undecided, unless it is within the follower's resolution
+  (twice the largest step sensitivity of the samples the two changes use, plus the tolerance: noise, not a
+  trend); plus the follower's step sensitivity (|L_n - L_n'|
   for the same path followed at twice the step) and the rounding ``tolerance``;
 - an extrapolation beyond the values the quantity can take (``value_range``) is wrong by at least the excess:
   it is brought back to the range's end, and the excess is added to its error bar;
@@ -115,7 +116,7 @@ def limit_estimate(
         raise ValueError(f"{check}: value_range is (lowest, highest), not {value_range!r}")
     limits = _extrapolations(xs, qs, extrapolate)
     numbers: dict[str, Any] = dict(values=qs, variable=xs if extrapolate else None, extrapolated=extrapolate)
-    step = 0.0
+    step, steps = 0.0, [0.0]
     if coarse_values is not None:
         if extrapolate and coarse_variable is None:
             raise ValueError(f"{check}: the coarse samples need their extrapolation variable too")
@@ -129,6 +130,7 @@ def limit_estimate(
         else:
             step = abs(limits[-1] - coarse[-1])
             numbers["coarse_limit"] = coarse[-1]
+            steps = [abs(a - b) for a, b in zip(limits[-3:], coarse[-3:]) if a is not None and b is not None]
     shown = tuple(v if v is not None else math.nan for v in limits)
     if any(v is None for v in limits[-3:]):
         return LimitEstimate(qs[-1], math.inf, lowest, highest, math.inf, step, shown, extrapolate,
@@ -136,11 +138,12 @@ def limit_estimate(
     limit, change, before = limits[-1], abs(limits[-1] - limits[-2]), abs(limits[-2] - limits[-3])
     # The changes over successive doublings shrink by r = change / before; what is left after the last one is at
     # most the geometric tail change r / (1 - r) if they keep shrinking so, and never taken below the last change.
-    # A last change within the follower's resolution (its step sensitivity and the rounding) is noise, not a
-    # trend: its ratio to the one before says nothing, and the limit is settled to that resolution.
-    noise = change <= step + tolerance
-    ratio = 0.0 if change == 0 or noise else (math.inf if before == 0 else change / before)
-    numbers["contraction"] = min(ratio, 1e300)
+    # A last change within the follower's resolution is noise, not a trend: the difference of two samples, each
+    # off by up to its step sensitivity (the largest over the three samples the two changes use), plus rounding.
+    # Its ratio to the change before says nothing, and the limit is settled to that resolution.
+    noise = 2 * max(steps, default=0.0) + tolerance
+    ratio = 0.0 if change <= noise else (math.inf if before == 0 else change / before)
+    numbers.update(contraction=min(ratio, 1e300), noise=noise)
     if ratio >= 1:
         return LimitEstimate(limit, math.inf, lowest, highest, change, step, shown, extrapolate,
                              reason=NOT_SHRINKING, numbers=numbers)

@@ -64,13 +64,16 @@ def test_a_change_that_did_not_shrink_leaves_the_limit_undecided():
     assert growing.reason == NOT_SHRINKING
     just_shrinking = limit_estimate(None, [0.5, 0.55, 0.6, 0.6499])
     assert just_shrinking.reason is None
-    # a last change within the step sensitivity (plus the tolerance) is noise: settled to that resolution
-    noise = limit_estimate(None, [0.9, 0.9001, 0.9003, 0.9006], coarse_values=[0.9, 0.9001, 0.9003, 0.9009],
+    # a last change within twice the step sensitivity (plus the tolerance) is noise: settled to that resolution
+    noise = limit_estimate(None, [0.9, 0.9001, 0.9003, 0.9006], coarse_values=[0.9, 0.9001, 0.9003, 0.90076],
                            tolerance=1e-6)
-    assert noise.reason is None and noise.error_bar == pytest.approx(0.0003 + 0.0003 + 1e-6)
-    beyond_noise = limit_estimate(None, [0.9, 0.9001, 0.9003, 0.9006], coarse_values=[0.9, 0.9001, 0.9003, 0.9008],
+    assert noise.reason is None and noise.error_bar == pytest.approx(0.0003 + 0.00016 + 1e-6)
+    beyond_noise = limit_estimate(None, [0.9, 0.9001, 0.9003, 0.9006], coarse_values=[0.9, 0.9001, 0.9003, 0.90071],
                                   tolerance=1e-6)
     assert beyond_noise.reason == NOT_SHRINKING
+    # the floor reads the step sensitivity of every sample the two changes use, not only the last
+    earlier = limit_estimate(None, [0.9, 0.9001, 0.9003, 0.9006], coarse_values=[0.9, 0.9001, 0.9005, 0.9006])
+    assert earlier.reason is None and earlier.numbers["noise"] == pytest.approx(0.0004)
 
 
 def test_the_interval_is_clipped_to_the_values_the_quantity_can_take():
