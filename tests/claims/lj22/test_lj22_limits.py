@@ -1,9 +1,9 @@
 """LJ22 Theorem 2's Eqs. (14) and (15) and Corollary 1 as limits: every layer kind of the theorem followed
 along the gradient-flow path far enough that its ratio ||W[k]||_2^2/||W[k]||_F^2 (and, for Eq. (15), the
 alignment of consecutive layers) has settled, judged as a limit (``claims.checks.check_settled_limit``:
-the value extrapolated along the path, with the change over the last doubling of arc length and the
-follower's step sensitivity as its error bar) against the printed bounds, with the divergence hypothesis
-asserted on the same paths.
+the value extrapolated along the path, with what is left of its shrinking changes over successive doublings
+of arc length and the follower's step sensitivity as its error bar) against the printed bounds, with the
+divergence hypothesis asserted on the same paths.
 
 Paths: ``claims.lj22.follow_doublings`` (the normalized flow, RK4 in arc length s at h = 1/4, and again at
 h = 1/2 for the step sensitivity; followed in log space, so it goes on where the logistic gradient
@@ -18,13 +18,13 @@ How each limit is estimated and why it can fail:
   construction (rank = the smaller dimension): a printed bound 1/min(rank, 8^{N_r} V_c) above 1/rank can
   fail (the runs below start under it: W2 and the first kernel start with a flat spectrum), a bound at
   1/rank (a row vector, or 8^{N_r} V_c >= rank) cannot, and is recorded as vacuous.
-- **Point limits** ("-> 1": Eq. (14) with the bound 1, Eq. (15)) are shown to within ``RESOLUTION``, fixed
-  before the runs: a settled interval inside [1 - 0.01, 1] holds, one that excludes 1 is a violation
+- **Point limits** ("-> 1": Eq. (14) with the bound 1, Eq. (15)) are shown to within ``RESOLUTION`` = 0.01,
+  fixed in the test (after exploratory runs, before the judged ones): a settled interval inside [1 - 0.01, 1] holds, one that excludes 1 is a violation
   whatever the resolution, anything else is undecided. Eq. (15)'s printed W[k]/||W[k]||_F - u_k v_k^T -> 0 is
   the ratio's limit 1: ||W/||W||_F - u v^T||_F^2 = 2 - 2 sqrt(ratio), so a ratio in [0.99, 1] is a distance
   at most 0.100.
-- **Alignments** |<v_{j+1}, u_j>| in [0, 1] are not extrapolated: the estimate is the last sample and the
-  error bar the change over the last doubling (their gap to 1 shrinks 5-10 times per doubling here).
+- **Alignments** |<v_{j+1}, u_j>| in [0, 1] are not extrapolated: the estimate is the last sample (their gap
+  to 1 shrinks 5-10 times per doubling here, so the error bar is the change over the last doubling).
 - **Divergence** (the hypothesis "||W[j]||_F -> infinity for some j") is a property of the whole path that no
   finite run shows; what a run shows is sustained growth: over each of the last two doublings of arc length the
   growth exponent k = log2(||W(2s)||_F/||W(s)||_F), less its step sensitivity, is at least
@@ -86,7 +86,8 @@ ROUNDING = 256 * EPS
 """Rounding of a ratio, an alignment or an exponent computed from a few spectral and Frobenius norms (a few
 hundred ulps of values of order 1): negligible against every error bar here, which the follower sets."""
 RESOLUTION = 0.01
-"""Point limits ("-> 1") are shown to within 0.01 of the point, fixed before the runs."""
+"""Point limits ("-> 1") are shown to within 0.01 of the point (a ratio's second singular value under about a
+tenth of its first); a settled interval that excludes the point refutes whatever the resolution."""
 DIVERGENCE_EXPONENT = 0.5
 STEPS_PER_UNIT = 4
 FIRST = 4.0
@@ -305,9 +306,11 @@ def test_theorem2_eq14_limit_bound_before_a_block_and_for_a_convolution():
     record_note(
         "Eq. (14) as a limit bound (tests/claims/lj22/test_lj22_limits.py): the ratio ||W[k]||_2^2/||W[k]||_F^2 "
         "along the gradient-flow path, sampled at doublings of arc length, extrapolated in 1/||W[k]||_F^2 to the "
-        "limit, with the change over the last doubling plus the step sensitivity (h = 1/4 vs 1/2) as its error bar "
+        "limit; its error bar is what is left of the changes over successive doublings (their geometric tail, at "
+        "least the last change; undecided where they did not shrink) plus the step sensitivity (h = 1/4 vs 1/2) "
         f"(claims.checks.check_settled_limit), judged against the printed bound and 1. Point limits ('-> 1') to "
-        f"within {RESOLUTION}."
+        f"within {RESOLUTION}. Divergence: the growth exponent of ||W[j]||_F over each of the last two doublings "
+        f">= {DIVERGENCE_EXPONENT} (a finding)."
     )
     count_cases_as("paths")
     outcomes, rows = [], []
