@@ -13,7 +13,8 @@ Theorem 2, Corollary 1).
 - ``norm_ratio`` ||W||_2^2/||W||_F^2 and ``alignment`` |<v_{j+1}, u_j>|.
 - ``normalized_flow``: the gradient-flow path followed at unit speed in arc length s
   (d theta/ds = -g/|g|, with dt/ds = 1/|g| carried along so that the flow time is known), both in
-  log space (``descent_direction``) so that the path goes on where the loss's gradient underflows, and
+  log space (``descent_direction``; ``descent_directions`` for a batch of paths as one tensor program) so
+  that the path goes on where the loss's gradient underflows, and
   ``same_path_error``: the distance between it and the plain flow (DOP853) at equal arc length.
 - ``separable_data``: linearly separable data with a margin.
 """

@@ -366,6 +366,7 @@ def test_theorem2_eq14_limit_bound_for_a_frozen_layer_is_rejected():
     """The same statement function on the layer W2 before a block, frozen at its flat start (gradient flow does
     not train it: Theorem 1's invariance with the block, on which Eq. (14)'s chain rests, fails): its ratio
     stays 1/10, under the bound 1/8."""
+    count_cases_as("paths")
     risk, (series,) = follow(through_block_starts(1, frozen=True), through_block_matrices, CONTROL_COUNT)
     record_path("LJ22.T2 Eq. (14) frozen W2", series, ("W2", "A"), run=0)
     with one_case():
@@ -429,6 +430,7 @@ def test_theorem2_rank_one_and_alignment_limits_next_to_fin():
 def test_theorem2_rank_one_limit_with_a_relu_layer_in_the_tail_is_rejected():
     """The same statement function on the fully-connected tail with W2 a ReLU layer (outside the theorem, whose
     layers after eta are linear): W2's ratio settles below 1."""
+    count_cases_as("paths")
     network = theorem2_network_dense_tail(*DENSE_TAIL, relu=(2,))
     risk, tails = follow(normal_starts(network, 2, DENSE_TAIL[0]), dense_tail_matrices, CONTROL_COUNT)
     for run, series in enumerate(tails):
@@ -442,6 +444,7 @@ def test_theorem2_divergence_without_separable_labels_is_rejected():
     """The divergence statement function on labels no network separates (every input with both labels): the
     logistic risk is at least log 2, the flow converges and the last layer's norm does not grow (sampled at s =
     2..16, while the risk is still falling toward log 2, so the samples are on the flow's path)."""
+    count_cases_as("paths")
     network = theorem2_network_dense_tail(*DENSE_TAIL)
     x, y = unseparable_data(8, DENSE_TAIL[0], 0)
     risk = Risk(network, with_bias_column(x), y)
@@ -595,6 +598,7 @@ def test_corollary1_eq15_limits_for_every_linear_layer():
 def test_corollary1_rank_one_limit_with_a_relu_layer_in_the_tail_is_rejected():
     """The same statement function on the network with W2 a ReLU layer too (the 'last K = 3 layers' W2, W3, W4
     are then not all linear): W2's ratio settles below 1."""
+    count_cases_as("paths")
     risk = co1_risk(relu_layers=2)
     for _, seed, series in co1_paths(risk, 2, CONTROL_COUNT):
         record_path("LJ22.CO1 ReLU W2 in the tail", series, ("W2",), seed=seed)
