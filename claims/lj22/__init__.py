@@ -15,7 +15,7 @@ from claims.lj22._alignment import (
     theorem2_network_with_convolutions,
 )
 from claims.lj22._limits import (
-    DoublingPath, appendix_e_terms, corollary1_start, doubling_lengths, follow_doublings, growth_exponents, layer_series,
+    DoublingPath, appendix_e_drifts, appendix_e_terms, corollary1_start, doubling_lengths, follow_doublings, growth_exponents, layer_series,
     linearly_separable, pair_alignments, theorem2_network_dense_tail, theorem2_network_through_frozen_layer,
     unseparable_data,
 )
@@ -27,7 +27,7 @@ from claims.lj22._invariants import (
 
 __all__ = [
     "Balance", "DRIFT_RATIOS", "DoublingPath", "DriftStudy", "ORDER_PROTOCOL", "SLOPE_BAND", "alignment",
-    "appendix_e_terms", "block_matrices",
+    "appendix_e_drifts", "appendix_e_terms", "block_matrices",
     "convolution_chain", "convolution_chain_invariants", "corollary1_network", "corollary1_start",
     "definition8_matrix", "doubling_lengths", "drift_study", "follow_doublings", "growth_exponents",
     "layer_series", "linearly_separable", "pair_alignments", "theorem2_network_dense_tail",

@@ -322,7 +322,8 @@ def normalized_flow(
     lengths[i] in ``steps`` steps; the direction and dt/ds in log space (``descent_direction``), so
     the path can be followed to norms where the loss's gradient underflows and the flow time t
     exceeds float64. The batch's rows are one tensor program (``descent_directions``) and do not interact (to
-    rounding: a batch's arithmetic is vectorized differently from one row's). Returns theta, log t reached and, every ``record_every`` steps, (s, log t, theta) snapshots."""
+    rounding: a batch's arithmetic is vectorized differently from one row's). Returns theta, log t reached
+    and, every ``record_every`` steps, (s, log t, theta) snapshots."""
     h = (lengths / steps)[:, None]
 
     def field(th: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -13,7 +13,8 @@ Eq. (14), Eq. (15) and the divergence hypothesis are judged on (``claims.checks.
   fully-connected layers, then Fin); ``theorem2_network_through_frozen_layer`` (Theorem 2's W2-then-block
   network with W2 frozen, a control); ``corollary1_start`` (a start with R(w(0)) < l(0), rejection-sampled);
   ``unseparable_data`` (every input with both labels: no network separates it); ``appendix_e_terms`` (the
-  two sides of Appendix E's identity L ||W_L||_F^2 = D'' + ||w||^2).
+  two sides of Appendix E's identity L ||W_L||_F^2 = D'' + ||w||^2) and ``appendix_e_drifts`` (its drift along
+  the follower, per step).
 """
 
 from __future__ import annotations
@@ -185,6 +186,26 @@ def appendix_e_terms(network: DagNetwork, theta: torch.Tensor, names: Sequence[s
     w = network.edge_weights(theta)
     squares = [frobenius_sq(network.weight_matrix(name, w)) for name in names]
     return len(names) * squares[-1], sum(squares)
+
+
+def appendix_e_drifts(
+    risk: Risk, thetas0: torch.Tensor, names: Sequence[str], length: float, steps_per_unit: Sequence[int]
+) -> list[dict]:
+    """Per start (a row of ``thetas0``), Appendix E's drift D''(s) - D''(0) at arc length ``length``, D'' =
+    L ||W_L||_F^2 - ||w||^2, for the follower at each step 1/k of ``steps_per_unit``; with the change of the
+    identity's terms and the rounding floor of the difference (2 sqrt(N) eps (|A| + |B|), as the drift-order
+    protocol's): {"drifts", "floors", "term_change"}."""
+    start = [appendix_e_terms(risk.network, theta, names) for theta in thetas0]
+    out: list[dict] = [{"drifts": [], "floors": [], "term_change": 0.0} for _ in start]
+    for k in steps_per_unit:
+        lengths = torch.full((len(start),), float(length), dtype=thetas0.dtype)
+        ends, _, _ = normalized_flow(risk, thetas0.clone(), lengths, round(length * k))
+        for row, theta, (a0, b0) in zip(out, ends, start):
+            a, b = appendix_e_terms(risk.network, theta, names)
+            row["drifts"].append((a - b) - (a0 - b0))
+            row["floors"].append(2 * math.sqrt(theta.numel()) * torch.finfo(theta.dtype).eps * (abs(a) + abs(b)))
+            row["term_change"] = abs(a - a0) + abs(b - b0)
+    return out
 
 
 def unseparable_data(n: int, d: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

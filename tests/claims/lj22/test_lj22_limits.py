@@ -19,8 +19,8 @@ How each limit is estimated and why it can fail:
   fail (the runs below start under it: W2 and the first kernel start with a flat spectrum), a bound at
   1/rank (a row vector, or 8^{N_r} V_c >= rank) cannot, and is recorded as vacuous.
 - **Point limits** ("-> 1": Eq. (14) with the bound 1, Eq. (15)) are shown to within ``RESOLUTION`` = 0.01,
-  fixed in the test (after exploratory runs, before the judged ones): a settled interval inside [1 - 0.01, 1] holds, one that excludes 1 is a violation
-  whatever the resolution, anything else is undecided. Eq. (15)'s printed W[k]/||W[k]||_F - u_k v_k^T -> 0 is
+  fixed in the test (after exploratory runs, before the judged ones): a settled interval inside [1 - 0.01, 1]
+  holds, one that excludes 1 is a violation whatever the resolution, anything else is undecided. Eq. (15)'s printed W[k]/||W[k]||_F - u_k v_k^T -> 0 is
   the ratio's limit 1: ||W/||W||_F - u v^T||_F^2 = 2 - 2 sqrt(ratio), so a ratio in [0.99, 1] is a distance
   at most 0.100.
 - **Alignments** |<v_{j+1}, u_j>| in [0, 1] are not extrapolated: the estimate is the last sample (their gap
@@ -56,12 +56,13 @@ from claims.checks import (
     check_property_rejected,
     check_settled_limit,
     check_settled_limit_rejected,
+    limit_estimate,
 )
 from claims.evidence import count_cases_as, one_case, training_length_factor, trajectory_factor
 from claims.lj22 import (
     DRIFT_RATIOS,
     SLOPE_BAND,
-    appendix_e_terms,
+    appendix_e_drifts,
     convolution_chain,
     corollary1_network,
     corollary1_start,
@@ -69,7 +70,6 @@ from claims.lj22 import (
     follow_doublings,
     layer_series,
     linearly_separable,
-    normalized_flow,
     pair_alignments,
     separable_data,
     theorem2_network,
@@ -162,8 +162,8 @@ def asserted_divergence(series, layer: str, **labels) -> float:
         return divergence(series, layer, check_property, **labels)
 
 
-def interval(estimate) -> str:
-    return f"{estimate.limit:.5g} +- {estimate.error_bar:.2g} ([{estimate.low:.5g}, {estimate.high:.5g}])"
+def interval(e) -> str:
+    return f"{e.limit:.5g} +- {e.error_bar:.2g} ([{e.low:.5g}, {e.high:.5g}])"
 
 
 def verdict_on(outcomes: list[tuple[str, object]], what: str) -> None:
@@ -352,10 +352,7 @@ def test_theorem2_eq14_limit_bound_before_a_block_and_for_a_convolution():
 
 
 def free_limit(series, layer: str):
-    """The settled limit of ``layer``'s ratio (extrapolated as in ``ratio_limit``) without judging it: for
-    notes."""
-    from claims.checks import limit_estimate
-
+    """The settled limit of ``layer``'s ratio (extrapolated as in ``ratio_limit``), not judged: for notes."""
     fine, coarse = series["fine"][layer], series["coarse"][layer]
     return limit_estimate(fine["x"], fine["ratio"], coarse_variable=coarse["x"], coarse_values=coarse["ratio"],
                           tolerance=ROUNDING, value_range=(1 / min(series["shapes"][layer]), 1.0))
@@ -496,24 +493,6 @@ APPENDIX_E_STEPS = (2, 4, 8, 16)
 """The follower at h = 1/2 .. 1/16 of arc length, to s = 8, for Appendix E's identity."""
 
 
-def appendix_e_drifts(risk: Risk, thetas0: torch.Tensor) -> list[dict]:
-    """Per start, the drift D''(s) - D''(0) at s = 8 for each step of ``APPENDIX_E_STEPS``, the change of the
-    identity's terms, and the rounding floor of the difference (2 sqrt(N) eps (|A| + |B|), the drift-order
-    protocol's)."""
-    names = [f"W{k}" for k in range(1, len(CO1_WIDTHS))]
-    start = [appendix_e_terms(risk.network, theta, names) for theta in thetas0]
-    out = [{"drifts": [], "floors": [], "term_change": 0.0} for _ in start]
-    for steps_per_unit in APPENDIX_E_STEPS:
-        ends, _, _ = normalized_flow(risk, thetas0.clone(), torch.full((len(start),), 8.0, dtype=torch.float64),
-                                     8 * steps_per_unit)
-        for row, theta, (a0, b0) in zip(out, ends, start):
-            a, b = appendix_e_terms(risk.network, theta, names)
-            row["drifts"].append((a - b) - (a0 - b0))
-            row["floors"].append(2 * math.sqrt(theta.numel()) * EPS * (abs(a) + abs(b)))
-            row["term_change"] = abs(a - a0) + abs(b - b0)
-    return out
-
-
 def judge_appendix_e(risk: Risk, thetas0: torch.Tensor) -> list[float]:
     """Appendix E's identity along the corollary's flows (a finding: it belongs to the proof, not the
     statement): the drift of D'' = L ||W_L||_F^2 - ||w||^2 shrinks at least at order 1 - 1/2 as the step halves
@@ -523,7 +502,8 @@ def judge_appendix_e(risk: Risk, thetas0: torch.Tensor) -> list[float]:
     slopes = []
     hs = [1 / k for k in APPENDIX_E_STEPS]
     with finding(APPENDIX_E):
-        for run, row in enumerate(appendix_e_drifts(risk, thetas0)):
+        names = [f"W{k}" for k in range(1, len(CO1_WIDTHS))]
+        for run, row in enumerate(appendix_e_drifts(risk, thetas0, names, 8.0, APPENDIX_E_STEPS)):
             with one_case():
                 check_convergence_order(hs, row["drifts"], 1, SLOPE_BAND, row["term_change"], DRIFT_RATIOS["euler"],
                                         row["floors"], fit_points=3, run=run, s=8.0)
@@ -579,16 +559,17 @@ def test_corollary1_eq15_limits_for_every_linear_layer():
             f"at s = {path.s[-1]:g} (t = 10^{path.log10_t[-1]:.0f}), limits "
             + ", ".join(interval(e) for _, e in outcomes[-4:])
         )
-    n = CO1_RUNS
+    n, smallest = CO1_RUNS, min(tally["min |w_i|/||w||"])
     record_note(
         f"Hypotheses: data linearly separable (LP); W1 ReLU, W2-W4 linear; R(w(0)) < log 2 on {n} of {n} starts "
-        f"(rejection-sampled); sustained growth of every layer W1-W4 (growth exponent >= 1/2 over each of the last two "
-        f"doublings, less the step sensitivity: {min(tally['exponents']):.2f} at least) on {n} of {n} paths (Appendix "
-        "E's identity makes every layer diverge with ||w||, and the flow keeps it: the drift of D'' shrinks as the "
-        f"step halves, last-halving slopes {min(slopes):.2f}-{max(slopes):.2f}, a finding); every margin positive at the last sample (interpolation) on "
-        f"{tally['interpolating']} of {n}; weight signs unchanged over the last doubling on {tally['stable signs']} of "
-        f"{n} (those of the tail W2-W4: {tally['stable tail signs']} of {n}); the smallest |w_i|/||w|| at the last sample {min(tally['min |w_i|/||w||']):.2g} (the limit direction's "
-        "'no zero entries' cannot be shown at finite length; it is reported, not checked)."
+        f"(rejection-sampled); sustained growth of every layer W1-W4 (growth exponent >= 1/2 over each of the "
+        f"last two doublings, less the step sensitivity: {min(tally['exponents']):.2f} at least) on {n} of {n} "
+        "paths (Appendix E's identity makes every layer diverge with ||w||, and the flow keeps it: the drift of "
+        f"D'' shrinks as the step halves, last-halving slopes {min(slopes):.2f}-{max(slopes):.2f}, a finding); "
+        f"every margin positive at the last sample (interpolation) on {tally['interpolating']} of {n}; weight "
+        f"signs unchanged over the last doubling on {tally['stable signs']} of {n} (those of the tail W2-W4: "
+        f"{tally['stable tail signs']} of {n}); the smallest |w_i|/||w|| at the last sample {smallest:.2g} (the "
+        "limit direction's 'no zero entries' cannot be shown at finite length; it is reported, not checked)."
     )
     record_note("Corollary 1 as limits (order: W2 ratio, W3 ratio, W2-W3, W3-W4 alignment): " + "; ".join(rows) + ".")
     verdict_on(outcomes, "Corollary 1")

@@ -11,6 +11,8 @@ import torch
 
 from claims.lj22._alignment import descent_direction, descent_directions, normalized_flow, separable_data
 from claims.lj22._limits import (
+    appendix_e_drifts,
+    appendix_e_terms,
     corollary1_start,
     doubling_lengths,
     follow_doublings,
@@ -145,5 +147,22 @@ def test_separability_and_the_start_hypothesis():
     risk = Risk(corollary1_network([3, 5, 4, 3, 1], 1), x, y)
     theta, seed = corollary1_start(risk, 0.6, 0)
     assert float(risk(theta)) < math.log(2) and seed >= 1
-    assert torch.equal(theta, 0.6 * torch.randn(risk.network.n_parameters, generator=torch.Generator().manual_seed(seed),
-                                                dtype=torch.float64))
+    g = torch.Generator().manual_seed(seed)
+    assert torch.equal(theta, 0.6 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
+
+
+def test_appendix_e_terms_and_their_drift_along_the_follower():
+    """L ||W_L||_F^2 and ||w||^2 (every parameter is an entry of some W_j here); the drift of their difference,
+    conserved by the flow, shrinks as the follower's step halves."""
+    x, y = separable_data(12, 3, 0.3, 7)
+    risk = Risk(corollary1_network([3, 5, 4, 3, 1], 1), x, y)
+    names = ["W1", "W2", "W3", "W4"]
+    theta, _ = corollary1_start(risk, 0.6, 0)
+    last, total = appendix_e_terms(risk.network, theta, names)
+    W4 = risk.network.weight_matrix("W4", risk.network.edge_weights(theta))
+    assert last == pytest.approx(4 * float((W4**2).sum()), rel=1e-14)
+    assert total == pytest.approx(float((theta**2).sum()), rel=1e-14)
+    (row,) = appendix_e_drifts(risk, theta[None], names, 2.0, (2, 4, 8, 16))
+    drifts = [abs(d) for d in row["drifts"]]
+    assert drifts[-1] < drifts[0] / 4 and row["term_change"] > 100 * drifts[-1]
+    assert all(0 < f < 1e-12 for f in row["floors"])

@@ -179,7 +179,8 @@ def test_a_fixed_dense_layer_is_frozen_at_its_values():
     assert network.n_parameters == 3
     assert network.weight_matrix("F", network.edge_weights(theta)).tolist() == values
     x = torch.tensor([[1.0, 2.0]], dtype=torch.float64)
-    expected = network.weight_matrix("W", network.edge_weights(theta)) @ torch.tensor(values, dtype=torch.float64) @ x[0]
+    W = network.weight_matrix("W", network.edge_weights(theta))
+    expected = W @ torch.tensor(values, dtype=torch.float64) @ x[0]
     assert torch.allclose(network(network.edge_weights(theta), x), expected)
     with pytest.raises(ValueError, match="one row per target"):
         NetworkBuilder(2).fixed([0, 1], [2], [[1.0]], "G")
