@@ -20,9 +20,9 @@ How each limit is estimated and why it can fail:
   1/rank (a row vector, or 8^{N_r} V_c >= rank) cannot, and is recorded as vacuous.
 - **Point limits** ("-> 1": Eq. (14) with the bound 1, Eq. (15)) are shown to within ``RESOLUTION`` = 0.01,
   fixed in the test (after exploratory runs, before the judged ones): a settled interval inside [1 - 0.01, 1]
-  holds, one that excludes 1 is a violation whatever the resolution, anything else is undecided. Eq. (15)'s printed W[k]/||W[k]||_F - u_k v_k^T -> 0 is
-  the ratio's limit 1: ||W/||W||_F - u v^T||_F^2 = 2 - 2 sqrt(ratio), so a ratio in [0.99, 1] is a distance
-  at most 0.100.
+  holds, one that excludes 1 is a violation whatever the resolution, anything else is undecided. Eq. (15)'s
+  printed W[k]/||W[k]||_F - u_k v_k^T -> 0 is the ratio's limit 1: ||W/||W||_F - u v^T||_F^2 = 2 - 2
+  sqrt(ratio), so a ratio in [0.99, 1] is a distance at most 0.100.
 - **Alignments** |<v_{j+1}, u_j>| in [0, 1] are not extrapolated: the estimate is the last sample (their gap
   to 1 shrinks 5-10 times per doubling here, so the error bar is the change over the last doubling).
 - **Divergence** (the hypothesis "||W[j]||_F -> infinity for some j") is a property of the whole path that no
@@ -522,7 +522,8 @@ def test_corollary1_eq15_limits_for_every_linear_layer():
     network, (x, y) = risk.network, (risk.x, risk.y)
     count_cases_as("paths")
     with finding("the corollary's hypotheses (data, architecture, start)"):
-        check_property(linearly_separable(x, y), "the data are linearly separable (an LP finds w with y_i <w, x_i> >= 1)")
+        check_property(linearly_separable(x, y),
+                       "the data are linearly separable (an LP finds w with y_i <w, x_i> >= 1)")
         slopes = [network.slopes[network.neurons[f"W{k}"][0][0]] for k in range(1, len(CO1_WIDTHS))]
         check_property(slopes[0] == RELU and all(s == LINEAR for s in slopes[1:]),
                        "W1 is a ReLU layer and the last K = 3 layers are linear")
@@ -555,7 +556,8 @@ def test_corollary1_eq15_limits_for_every_linear_layer():
                 e = alignment_limit(series, pair, check_settled_limit, seed=seed)
                 outcomes.append((f"{pair[0]}-{pair[1]} alignment, path {run}", e))
         rows.append(
-            f"path {run}: ratios W2 {series['fine']['W2']['ratio'][-1]:.4f}, W3 {series['fine']['W3']['ratio'][-1]:.4f} "
+            f"path {run}: ratios W2 {series['fine']['W2']['ratio'][-1]:.4f}, "
+            f"W3 {series['fine']['W3']['ratio'][-1]:.4f} "
             f"at s = {path.s[-1]:g} (t = 10^{path.log10_t[-1]:.0f}), limits "
             + ", ".join(interval(e) for _, e in outcomes[-4:])
         )
