@@ -10,7 +10,8 @@ Checks record evidence only inside a test marked ``@pytest.mark.claim("ID")`` ru
 claims plugin; called anywhere else they raise ``OutsideClaimTest``.
 
 Modules: ``_core`` (identities, exact identities, properties, inequalities), ``_dynamics`` (rates,
-drift orders, drift limits), ``_trends`` (trend tests), ``_protocol`` (the drift-order protocol's
+drift orders, drift limits), ``_limits`` (limits along a path: settled limits against a statement's
+interval), ``_trends`` (trend tests), ``_protocol`` (the drift-order protocol's
 judging of many trajectories).
 """
 
@@ -38,10 +39,12 @@ from claims.checks._dynamics import (
     log_log_fit,
     richardson_limit,
 )
+from claims.checks._limits import LimitEstimate, check_settled_limit, check_settled_limit_rejected, limit_estimate
 from claims.checks._protocol import assert_judged, combined_tally, judge_order
 from claims.checks._trends import check_trend, check_trend_rejected
 
 __all__ = [
+    "LimitEstimate",
     "assert_judged",
     "check_close",
     "check_conserved_rate",
@@ -58,11 +61,14 @@ __all__ = [
     "check_property",
     "check_property_rejected",
     "check_rejected",
+    "check_settled_limit",
+    "check_settled_limit_rejected",
     "check_trend",
     "check_trend_rejected",
     "combined_tally",
     "fit_selection",
     "judge_order",
+    "limit_estimate",
     "log_log_fit",
     "richardson_limit",
 ]

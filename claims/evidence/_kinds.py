@@ -24,12 +24,14 @@ import math
 from typing import Any, Iterable, Mapping
 
 KINDS = (
-    "identity", "conserved rate", "property", "inequality", "drift order", "nonzero rate", "drift limit", "trend",
+    "identity", "conserved rate", "property", "inequality", "drift order", "nonzero rate", "drift limit",
+    "settled limit", "trend",
 )
 """The kinds of check, in the order the report lists them. ``identity``: ``check_close``, ``check_exact``,
 ``check_rejected``; ``conserved rate``: ``check_conserved_rate``; ``property``: ``check_property``;
 ``inequality``: ``check_inequality``; ``drift order``: ``check_convergence_order``; ``nonzero rate``:
-``check_nonzero_rate``; ``drift limit``: ``check_nonzero_limit``; ``trend``: ``check_trend`` (each with its
+``check_nonzero_rate``; ``drift limit``: ``check_nonzero_limit``; ``settled limit``: ``check_settled_limit``;
+``trend``: ``check_trend`` (each with its
 ``_rejected`` form). A case recorded without a kind (``record_case`` called directly) is ``OTHER``."""
 
 OTHER = "other"
@@ -43,6 +45,7 @@ KEPT: dict[str, tuple[str, ...]] = {
     "drift order": ("method", "order", "band", "ratio", "slope", "relative_drift"),
     "nonzero rate": ("relative_rate", "rounding_bound", "factor", "unscaled_rate"),
     "drift limit": ("limit", "limit_error", "factor", "reference", "reference_error", "reference_disagreement"),
+    "settled limit": ("limit", "error_bar", "low", "high", "lower", "upper", "resolution", "outcome"),
     "trend": ("statement", "effect", "effect_interval", "p_predicted", "p_opposite", "n", "levels", "verdict"),
     OTHER: ("error_scale",),
 }
@@ -63,7 +66,7 @@ def kind_of(details: Mapping[str, Any]) -> str:
     """The kind of a case recorded before cases named their kind, read from its numbers."""
     evidence = details.get("evidence")
     named = {"instantaneous rate": "conserved rate", "convergence order": "drift order", "nonzero limit": "drift limit",
-             "trend": "trend"}
+             "trend": "trend", "settled limit": "settled limit"}
     if evidence == "instantaneous rate" and "relative_rate" in details:
         return "nonzero rate"
     if evidence in named:

@@ -13,7 +13,8 @@ Theorem 2, Corollary 1).
 - ``norm_ratio`` ||W||_2^2/||W||_F^2 and ``alignment`` |<v_{j+1}, u_j>|.
 - ``normalized_flow``: the gradient-flow path followed at unit speed in arc length s
   (d theta/ds = -g/|g|, with dt/ds = 1/|g| carried along so that the flow time is known), both in
-  log space (``descent_direction``) so that the path goes on where the loss's gradient underflows, and
+  log space (``descent_direction``; ``descent_directions`` for a batch of paths as one tensor program) so
+  that the path goes on where the loss's gradient underflows, and
   ``same_path_error``: the distance between it and the plain flow (DOP853) at equal arc length.
 - ``separable_data``: linearly separable data with a margin.
 """
@@ -273,13 +274,16 @@ def descent_direction(risk: Risk, theta: torch.Tensor) -> tuple[torch.Tensor, fl
     if not bool(peak > DEAD_TOP_EXAMPLE):
         # The example of largest weight has no gradient (a ReLU front dead on it: margin 0 for good), so the
         # others' weights e^{a_i - m} can be ~1e-170 or underflow to 0: weigh from the largest a_i among the
-        # examples whose margin has a gradient, with each example's gradient (the rows of the Jacobian).
-        rows = torch.stack([torch.autograd.grad(z, th, retain_graph=True)[0] for z in margins])
-        live = rows.abs().amax(1) > 0
-        if not bool(live.any()):
+        # examples whose margin has a gradient (found heaviest first, one example's gradient at a time); the
+        # heavier ones have none and get weight 0 (theirs, e^{a_i - m} > 1, may overflow).
+        for k in torch.argsort(log_slope, descending=True).tolist():
+            if bool((torch.autograd.grad(margins[k], th, retain_graph=True)[0] != 0).any()):
+                top = log_slope[k]
+                break
+        else:
             raise ArithmeticError("the gradient vanished on the normalized path: no margin has a gradient")
-        top = log_slope[live].max()
-        weighted = (torch.exp(log_slope[live] - top)[:, None] * rows[live]).sum(0)
+        weights = torch.where(log_slope <= top, torch.exp(log_slope - top), torch.zeros_like(log_slope))
+        weighted = torch.autograd.grad((weights * margins).sum(), th)[0]
         peak = weighted.abs().max()
     if not bool(peak > 0) or not bool(torch.isfinite(peak)):
         raise ArithmeticError("the gradient vanished or overflowed on the normalized path")
@@ -289,19 +293,42 @@ def descent_direction(risk: Risk, theta: torch.Tensor) -> tuple[torch.Tensor, fl
     return unit / norm, log_norm
 
 
+def descent_directions(risk: Risk, thetas: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``descent_direction`` for a batch of parameter vectors (batch, p), as one tensor program (the same
+    operations row by row, through ``DagNetwork.batched_vertex_values``; a row's result does not depend on the
+    others); a row whose example of largest weight has no gradient, or whose gradient vanished, takes
+    ``descent_direction`` itself (its fallback, or its error). Returns (directions (batch, p), log |g| (batch,))."""
+    th = thetas.detach().clone().requires_grad_(True)
+    network = risk.network
+    _, post = network.batched_vertex_values(network.edge_weights(th), risk.x)
+    margins = risk.y * post[:, :, network.output]
+    log_slope = log_loss_slope(margins.detach(), risk.loss)
+    top = log_slope.max(dim=1).values
+    weighted = torch.autograd.grad((torch.exp(log_slope - top[:, None]) * margins).sum(), th)[0]
+    peak = weighted.abs().amax(dim=1)
+    unit = weighted / peak[:, None]
+    norm = unit.norm(dim=1)
+    directions = unit / norm[:, None]
+    log_norms = top - float(np.log(risk.n_examples)) + torch.log(peak) + torch.log(norm)
+    for i in torch.nonzero(~((peak > DEAD_TOP_EXAMPLE) & torch.isfinite(peak))).flatten().tolist():
+        directions[i], log_norms[i] = descent_direction(risk, thetas[i])
+    return directions.detach(), log_norms.detach()
+
+
 def normalized_flow(
     risk: Risk, theta: torch.Tensor, lengths: torch.Tensor, steps: int, record_every: int = 0
 ) -> tuple[torch.Tensor, torch.Tensor, list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]]:
     """RK4 on d(theta, t)/ds = (-g/|g|, 1/|g|) for a batch (batch, p), trajectory i to arc length
     lengths[i] in ``steps`` steps; the direction and dt/ds in log space (``descent_direction``), so
     the path can be followed to norms where the loss's gradient underflows and the flow time t
-    exceeds float64. Returns theta, log t reached and, every ``record_every`` steps,
-    (s, log t, theta) snapshots."""
+    exceeds float64. The batch's rows are one tensor program (``descent_directions``) and do not interact (to
+    rounding: a batch's arithmetic is vectorized differently from one row's). Returns theta, log t reached
+    and, every ``record_every`` steps, (s, log t, theta) snapshots."""
     h = (lengths / steps)[:, None]
 
     def field(th: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        rows = [descent_direction(risk, row) for row in th]
-        return torch.stack([d for d, _ in rows]), torch.tensor([[-r] for _, r in rows], dtype=th.dtype)
+        directions, log_norms = descent_directions(risk, th)
+        return directions, -log_norms[:, None]
 
     log_t = torch.full((theta.shape[0], 1), -torch.inf, dtype=theta.dtype)
     snaps = []

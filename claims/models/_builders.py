@@ -79,6 +79,18 @@ class NetworkBuilder:
         self.matrices[name] = tuple(tuple(self._edge(u, v) for u in sources) for v in targets)
         self.neurons[name] = tuple((v,) for v in targets)
 
+    def fixed(
+        self, sources: Sequence[int], targets: Sequence[int], values: Sequence[Sequence[float]], name: str
+    ) -> None:
+        """Fixed (non-learnable) dense edges, ``values[i][j]`` from ``sources[j]`` to ``targets[i]``, recorded as
+        the matrix ``name``: a layer that gradient flow does not train (a frozen layer)."""
+        if len(values) != len(targets) or any(len(row) != len(sources) for row in values):
+            raise ValueError("values are one row per target, one entry per source")
+        self.matrices[name] = tuple(
+            tuple(self._edge(u, v, constant=float(c)) for u, c in zip(sources, row)) for v, row in zip(targets, values)
+        )
+        self.neurons[name] = tuple((v,) for v in targets)
+
     def diagonal(
         self,
         sources: Sequence[int],

@@ -214,6 +214,21 @@ class DagNetwork:
             post = post.index_copy(1, vertices, homogeneous_activation(z, slopes.to(x.dtype)))
         return pre, post
 
+    def batched_vertex_values(self, weights: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``vertex_values`` for several weight vectors at once: ``weights`` (runs, n_edges), ``x`` (batch,
+        n_inputs); pre- and post-activations of shape (runs, batch, n_vertices), one tensor program for
+        every run (the same operations as ``vertex_values``, run by run)."""
+        runs, batch = weights.shape[0], x.shape[0]
+        pre = torch.zeros(runs, batch, self.n_vertices, dtype=x.dtype)
+        pre = pre.index_copy(2, torch.arange(self.n_inputs), x.expand(runs, batch, self.n_inputs))
+        post = pre
+        for vertices, edge_ids, sources, targets, slopes in self._level_plan:
+            contributions = post[:, :, sources] * weights[:, None, edge_ids]
+            z = torch.zeros(runs, batch, len(vertices), dtype=x.dtype).index_add(2, targets, contributions)
+            pre = pre.index_copy(2, vertices, z)
+            post = post.index_copy(2, vertices, homogeneous_activation(z, slopes.to(x.dtype)))
+        return pre, post
+
     def forward(self, weights: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         """nu(x; w) for a batch x of shape (batch, n_inputs); returns shape (batch,)."""
         return self.vertex_values(weights, x)[1][:, self.output]

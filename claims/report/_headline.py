@@ -167,9 +167,21 @@ def _drift_limit(part: Mapping[str, Any]) -> str:
     return text
 
 
+def _settled_interval(n: Mapping[str, Any]) -> str:
+    return (f"{format_number(n.get('limit'))} +- {format_number(n.get('error_bar'))} against "
+            f"[{format_number(n.get('lower'))}, {format_number(n.get('upper'))}]"
+            + (f" (resolution {format_number(n['resolution'])})" if n.get("resolution") else ""))
+
+
+def _settled_limit(part: Mapping[str, Any]) -> str:
+    """The settled case nearest to leaving its statement's interval: its limit, error bar and interval."""
+    return f"settled limit: {_settled_interval(part['nearest'])}"
+
+
 _HOLDING = {
     "identity": _identity, "conserved rate": _conserved_rate, "property": _property, "inequality": _inequality,
     "drift order": _drift_order, "nonzero rate": _nonzero_rate, "drift limit": _drift_limit,
+    "settled limit": _settled_limit,
 }
 
 
@@ -204,6 +216,8 @@ def violating_text(kind: str, part: Mapping[str, Any]) -> str:
     if kind == "drift limit":
         return (f"drift limit {format_number(n.get('limit'))} +- {format_number(n.get('limit_error'))}, not shown "
                 f"nonzero (needs |limit| >= {n.get('factor', 1):g} x its error)")
+    if kind == "settled limit":
+        return f"settled limit {n.get('outcome', 'violated')}: {_settled_interval(n)}"
     if kind == "trend":
         return "trend: " + trend_text([n])
     return f"error {format_error(n['error'], n.get('error_scale'))} > tolerance {format_number(n['tolerance'])}"

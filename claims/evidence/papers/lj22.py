@@ -353,11 +353,12 @@ CLAIMS: tuple[Claim, ...] = (
             "v_k(t)^T -> 0 for all k in [M] and |<v_{j+1}, u_j>| -> 1 (Eq. (15)), u_j and v_j the left and right "
             "principal singular vectors of W[j]."
         ),
-        kind="inequality, trend",
+        kind="inequality, limit, trend",
         notes=(),
         tested_as=(
             "Eq. (13) along gradient-flow paths, with D computed from the initialization (the proof in Appendix D "
-            "gives its pieces: Eqs. (83) and (84)); Eqs. (14) and (15) as trends in arc length."
+            "gives its pieces: Eqs. (83) and (84)); Eqs. (14) and (15) as trends in arc length and as limits settled "
+            "over doublings of arc length, with the divergence hypothesis asserted on each path."
         ),
         extraction=(
             "Eqs. (13)-(15) are garbled in the pdf text ('8Nr(j1V(j) kW[j](t)kF -kW[j](t)k2 ≤ D': exponents and "
@@ -376,7 +377,12 @@ CLAIMS: tuple[Claim, ...] = (
             "data, logistic loss, R(w(0)) < l(0), limit direction without zero entries: "
             "Eq. (15) holds for the last K layers."
         ),
-        kind="trend",
+        kind="limit, trend",
         notes=(),
+        tested_as=(
+            "A ReLU layer then a 3-layer linear tail on separable data: both halves of Eq. (15) (||W||_2/||W||_F -> 1 "
+            "and the alignment of consecutive layers) for every tail layer as limits settled over doublings of arc "
+            "length, each path's hypotheses checked and counted; the alignment also as a trend in arc length."
+        ),
     ),
 )

@@ -167,6 +167,25 @@ def test_diagonal_is_learnable_or_fixed(learnable):
         NetworkBuilder(1).diagonal([0], [0], "D", values=[1.0])
 
 
+def test_a_fixed_dense_layer_is_frozen_at_its_values():
+    builder = NetworkBuilder(2)
+    hidden = builder.layer(3, LINEAR)
+    values = [[1.0, -2.0], [0.5, 0.0], [3.0, 4.0]]
+    builder.fixed(builder.inputs, hidden, values, "F")
+    out = builder.layer(1, LINEAR)
+    builder.dense(hidden, out, "W")
+    network = builder.build()
+    theta = random_theta(network)
+    assert network.n_parameters == 3
+    assert network.weight_matrix("F", network.edge_weights(theta)).tolist() == values
+    x = torch.tensor([[1.0, 2.0]], dtype=torch.float64)
+    W = network.weight_matrix("W", network.edge_weights(theta))
+    expected = W @ torch.tensor(values, dtype=torch.float64) @ x[0]
+    assert torch.allclose(network(network.edge_weights(theta), x), expected)
+    with pytest.raises(ValueError, match="one row per target"):
+        NetworkBuilder(2).fixed([0, 1], [2], [[1.0]], "G")
+
+
 @pytest.mark.parametrize(
     "grid_shape, kernel, stride, padding, message",
     [

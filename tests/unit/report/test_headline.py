@@ -115,3 +115,17 @@ def test_a_claims_tests_and_notes_follow_their_files_order_and_labels():
     notes = ordered_notes((), sorted(records, key=record_order))
     assert notes == ["intro", "(a) float.", "(b) exactly.", "(c) one mu.", "(d) Eq. (2).", "Negative control."]
     assert claim_entry(claim, list(reversed(records)))["notes"] == notes
+
+
+def test_a_settled_limit_is_headlined_by_its_value_error_bar_and_interval():
+    from claims.checks import check_settled_limit
+    from claims.evidence._record import collecting
+
+    with collecting() as evidence:
+        # a ratio halving its distance to 0.9 at each doubling: settled well inside [1/8, 1]
+        check_settled_limit(None, [0.9 - 0.1 * 2.0 ** -k for k in range(6)], 0.125, 1.0, value_range=(0.0, 1.0),
+                            resolution=0.01)
+    record = evidence.to_builtin()
+    assert set(record["by_kind"]) == {"settled limit"}
+    (line,) = claim_headline({"by_kind": record["by_kind"], "trends": []})
+    assert line.startswith("settled limit: ") and "+-" in line and "against [0.125, 1] (resolution 0.01)" in line
