@@ -35,7 +35,7 @@ def test_every_paper_file_is_one_record_and_every_claim_is_under_its_record():
 INSTRUCTIONS = ("verify", "check ", "check:", "compare", "report ", "reconstructed", "garbled", "at a scale", "stands in",
                 "this machine", "where possible", "the solver", "the suite")
 """Words of how a claim is tested, or of how the text was read, that a statement as printed does not hold."""
-EVIDENCE_KINDS = {"identity", "invariance", "noninvariance", "inequality", "construction", "trend"}
+EVIDENCE_KINDS = {"identity", "invariance", "noninvariance", "inequality", "limit", "construction", "trend"}
 
 
 @pytest.mark.parametrize("claim", list(CLAIMS.values()), ids=list(CLAIMS))
