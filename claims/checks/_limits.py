@@ -143,7 +143,7 @@ def limit_estimate(
     # Its ratio to the change before says nothing, and the limit is settled to that resolution.
     noise = 2 * max(steps, default=0.0) + tolerance
     ratio = 0.0 if change <= noise else (math.inf if before == 0 else change / before)
-    numbers.update(contraction=min(ratio, 1e300), noise=noise)
+    numbers.update(contraction=ratio if math.isfinite(ratio) else None, noise=noise)  # None: no earlier change
     if ratio >= 1:
         return LimitEstimate(limit, math.inf, lowest, highest, change, step, shown, extrapolate,
                              reason=NOT_SHRINKING, numbers=numbers)
@@ -158,6 +158,11 @@ def limit_estimate(
     return LimitEstimate(limit, error_bar, low, high, change, step, shown, extrapolate, numbers=numbers)
 
 
+NO_ROOM = 2.0
+"""The score of a case whose interval leaves the statement no room (violated, or undecided with the estimate
+outside it): finite, above the acceptance threshold 1 (no stand-in number in the report)."""
+
+
 def _judge(estimate: LimitEstimate, lower: float, upper: float, resolution: float,
            value_range: tuple[float, float]) -> tuple[str, str | None, float]:
     """(outcome, why undecided, score). Holds when the clipped interval [low, high] lies in [lower -
@@ -165,16 +170,16 @@ def _judge(estimate: LimitEstimate, lower: float, upper: float, resolution: floa
     is the error bar over the room the statement leaves the estimate (the distance to the nearest bound
     that the clipping to ``value_range`` does not already meet): <= 1 exactly where it holds."""
     if estimate.reason is not None:
-        return "undecided", estimate.reason, 1e300
+        return "undecided", estimate.reason, NO_ROOM
     if estimate.high < lower or estimate.low > upper:
-        return "violated", None, 1e300
+        return "violated", None, NO_ROOM
     lowest, highest = value_range
     floor, ceiling = lower - resolution, upper + resolution
     room = min(estimate.limit - floor if floor > lowest else math.inf,
                ceiling - estimate.limit if ceiling < highest else math.inf)
     if room <= 0:
-        return "undecided", UNSETTLED, 1e300
-    score = 0.0 if room == math.inf else min(estimate.error_bar / room, 1e300)
+        return "undecided", UNSETTLED, NO_ROOM
+    score = 0.0 if room == math.inf else min(estimate.error_bar / room, NO_ROOM)
     if estimate.low >= floor and estimate.high <= ceiling:
         return "holds", None, score
     return "undecided", UNSETTLED, max(score, 1.0 + 1e-12)

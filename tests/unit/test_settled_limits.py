@@ -217,3 +217,28 @@ def test_a_control_against_a_statement_no_value_can_meet_is_uninformative():
 def test_the_check_records_only_inside_a_claim_test():
     with pytest.raises(OutsideClaimTest):
         check_settled_limit(None, HALVING, 0.5, 1.0)
+
+
+def test_a_case_with_no_room_scores_a_finite_number_above_acceptance():
+    """Violated and undecided cases carry the finite score NO_ROOM (2), not a stand-in number; no recorded
+    number of any case is infinite or a stand-in."""
+    from claims.checks._limits import NO_ROOM
+
+    _, violated = recorded(lambda: check_settled_limit_rejected(None, HALVING, 0.0, 0.5, value_range=RATIO),
+                           control=True)
+    _, undecided = recorded(lambda: check_settled_limit(None, HALVING, 0.9 + 1e-9, 1.0, value_range=RATIO))
+    assert violated["counterexample"]["error"] == NO_ROOM == 2.0
+    assert 1.0 < undecided["max_error"] <= NO_ROOM  # a straddling interval: its error bar over its room
+    numbers = [v for r in (violated, undecided) for v in _numbers(r)]
+    assert numbers and all(math.isfinite(v) and abs(v) < 1e299 for v in numbers)
+
+
+def _numbers(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _numbers(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _numbers(v)
+    elif isinstance(value, float):
+        yield value
