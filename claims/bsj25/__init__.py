@@ -43,6 +43,9 @@ from claims.bsj25._saddle import (
     nonnegative_top_singular_pair, numerical_rank, output, p34_bound, p34_layers, p34_mth_smallest,
     p34_required, parameter_count, rounding_depth, shapes_of, unflatten,
 )
+from claims.bsj25._s_time import (
+    SphereFlow, STimeSolution, s_time_flow, sphere_flow, tangential_residual,
+)
 from claims.bsj25._search import (
     deepen, deepened_start, random_starts,
 )
@@ -58,6 +61,7 @@ from claims.bsj25._width_sweep import (
 )
 
 __all__ = [
+    "SphereFlow", "STimeSolution", "s_time_flow", "sphere_flow", "tangential_residual",
     "ClarkeStationarity", "clarke_pattern", "clarke_stationarity", "generalized_gradient", "kink_tangent_step",
     "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",
     "PlateauRule", "S1", "S2", "SCHEMES", "SUCCESS_MARGIN", "SmallInitConfig", "absolute_forward",

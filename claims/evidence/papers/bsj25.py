@@ -202,7 +202,7 @@ CLAIMS: tuple[Claim, ...] = (
             "identify (though we doubt it; see subsequent numerical experiments), but in any case we may be assured "
             "that the fastest escape direction is not rank one."
         ),
-        kind="search",
+        kind="inequality",
         notes=(),
         tested_as=(
             "The authors' doubt as a statement: no escape direction of Example 1 (depth 3) is faster than s2 = 1/2. "
@@ -223,7 +223,7 @@ CLAIMS: tuple[Claim, ...] = (
             "||theta(s_1)|| = C alpha for some C > 0. [...] since the normalized parameters theta_bar(s) follow GF "
             "restricted to the sphere, they will converge to an escape direction."
         ),
-        kind="dynamics",
+        kind="invariance, identity",
         notes=(),
         tested_as=(
             "Gradient flow on L_0 (DOP853, rtol 1e-12) from alpha theta_0 for several alpha, s-time from "
@@ -248,7 +248,7 @@ CLAIMS: tuple[Claim, ...] = (
             "(i.e. W_l^T W_l = W_{l-1} W_{l-1}^T for all layers l), and that the space of rank 1 and balanced network "
             "is an invariant space under GF."
         ),
-        kind="construction, dynamics",
+        kind="construction, invariance",
         notes=(),
         tested_as=(
             "Linear networks on random data, L_0 = Tr[G^T W_L..W_1 X]: the optimum derived (s* = sigma_1(G X^T), "
