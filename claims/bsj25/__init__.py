@@ -25,7 +25,7 @@ from claims.bsj25._clarke import (
     ClarkeStationarity, clarke_pattern, clarke_stationarity, generalized_gradient, kink_tangent_step,
 )
 from claims.bsj25._certificate import (
-    EscapeDirection, certify, gradient_residual, perturbation_test, speed_error,
+    EscapeDirection, certify, gradient_residual, perturbation_test, speed_error, sphere_speed_error,
 )
 from claims.bsj25._flows import (
     escape_time_exact, escape_time_printed, localized_flow, output_bound, output_bound_terms,
@@ -43,6 +43,9 @@ from claims.bsj25._saddle import (
     nonnegative_top_singular_pair, numerical_rank, output, p34_bound, p34_layers, p34_mth_smallest,
     p34_required, parameter_count, rounding_depth, shapes_of, unflatten,
 )
+from claims.bsj25._s_time import (
+    SphereFlow, STimeSolution, s_time_flow, sphere_flow, tangential_residual,
+)
 from claims.bsj25._search import (
     deepen, deepened_start, random_starts,
 )
@@ -58,6 +61,7 @@ from claims.bsj25._width_sweep import (
 )
 
 __all__ = [
+    "SphereFlow", "STimeSolution", "s_time_flow", "sphere_flow", "tangential_residual",
     "ClarkeStationarity", "clarke_pattern", "clarke_stationarity", "generalized_gradient", "kink_tangent_step",
     "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",
     "PlateauRule", "S1", "S2", "SCHEMES", "SUCCESS_MARGIN", "SmallInitConfig", "absolute_forward",
@@ -71,7 +75,7 @@ __all__ = [
     "p34_mth_smallest", "p34_required", "parameter_count", "path_speeds", "per_run_pgd",
     "perturbation_test",
     "radial_rate", "random_instance", "random_starts", "rounding_depth", "run_seed", "search_spread",
-    "shapes_of", "single_path_speed", "solve_escape", "speed_error", "speed_upper_bound", "speeds",
+    "shapes_of", "single_path_speed", "solve_escape", "speed_error", "sphere_speed_error", "speed_upper_bound", "speeds",
     "t31_bound", "t31_bound_appendix", "t31_bound_tolerance", "t31_constant", "t31_constant_appendix", "train_on_digits", "unflatten",
     "width_sweep",
 ]

@@ -217,3 +217,13 @@ def perturbation_test(
 def speed_error(rho: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> float:
     """The float64 error of s = -L_0(rho): gamma_k A(|rho|)."""
     return gamma(certificate_depth(shapes, x.shape[1])) * float(absolute_loss(unflatten(rho.abs(), shapes), x, g))
+
+
+def sphere_speed_error(shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> float:
+    """A float64 error bound on s = -L_0(theta) valid at every theta of the search on the radius-sqrt(L)
+    sphere: gamma_k A(|theta|) with A(|theta|) <= (||theta||^2 / L)^{L/2} ||X||_F ||G||_F = ||X||_F ||G||_F
+    (the product of the layers' Frobenius norms, AM-GM), plus (L/2) gamma_{P+2} times the same for the
+    radius holding to rounding only (s is L-homogeneous in theta)."""
+    scale = float(torch.linalg.matrix_norm(x)) * float(torch.linalg.matrix_norm(g))
+    depth = len(shapes)
+    return (gamma(certificate_depth(shapes, x.shape[1])) + depth / 2 * gamma(parameter_count(shapes) + 2)) * scale

@@ -193,6 +193,72 @@ CLAIMS: tuple[Claim, ...] = (
         extraction="Section 1.3, last paragraph of the contributions; the example is Example 1 (Section 4).",
     ),
     Claim(
+        id="BSJ25.FN2",
+        paper="BSJ25",
+        ref="Section 4, footnote 2",
+        title="No escape direction of Example 1 faster than the rank-two one",
+        statement=(
+            "It is worth noting that there may exist an even faster escape direction than the rank-two solution we "
+            "identify (though we doubt it; see subsequent numerical experiments), but in any case we may be assured "
+            "that the fastest escape direction is not rank one."
+        ),
+        kind="inequality",
+        notes=(),
+        tested_as=(
+            "The authors' doubt as a statement: no escape direction of Example 1 (depth 3) is faster than s2 = 1/2. "
+            "A batched search of ||theta||^2 = 3 (the solver's restarts, refined and polished) at widths 4-6 (8 under "
+            "nightly): the fastest speed found is at most 1/2 to rounding, and the search reaches 1/2 from random starts."
+        ),
+        extraction="Footnote 2, attached to the paragraph after Example 1's proof (Section 4).",
+    ),
+    Claim(
+        id="BSJ25.S22",
+        paper="BSJ25",
+        ref="Section 2.2",
+        title="theta_bar(s) does not depend on alpha; ||theta(s_1)|| = C alpha; theta_bar(s) converges to an escape direction",
+        statement=(
+            "Note that the dynamics of theta_bar(s) (in reparametrized s-time) are unaffected by multiplying the "
+            "initialization theta_0 by a factor alpha > 0. Therefore the time s_1 of convergence to an escape direction "
+            "is independent of alpha, and at the time s_1, the parameter norm will depend linearly on alpha: "
+            "||theta(s_1)|| = C alpha for some C > 0. [...] since the normalized parameters theta_bar(s) follow GF "
+            "restricted to the sphere, they will converge to an escape direction."
+        ),
+        kind="invariance, identity",
+        notes=(),
+        tested_as=(
+            "Gradient flow on L_0 (DOP853, rtol 1e-12) from alpha theta_0 for several alpha, s-time from "
+            "ds/dt = ||theta||^{L-2} (Section 2.1: t(s) = int_0^s ||theta(s_1)||^{2-L} ds_1) integrated with the flow: "
+            "theta_bar at matched s agrees across alpha to the integrator's tolerance, ||theta(s_1)|| / alpha is one "
+            "constant, and theta_bar at large s satisfies Definition 2.1's stationarity (rescaled to the radius-sqrt(L) "
+            "sphere) to the flow's remaining motion."
+        ),
+        extraction=(
+            "Section 2.2, first paragraph after Proposition 2.2's escape time and the paragraph 'Note that the dynamics "
+            "of theta_bar(s)'; s-time as Section 2.1 defines it (its printed 's(t) = int_0^s ||theta(s_1)||^{L-2} ds_1' "
+            "read as t(s) = int_0^s ||theta(s_1)||^{2-L} ds_1, the form printed for t(s) two lines later)."
+        ),
+    ),
+    Claim(
+        id="BSJ25.S5",
+        paper="BSJ25",
+        ref="Section 5, conjecture (3)",
+        title="Linear networks: the optimal escape direction is rank one and balanced, an invariant set of GF",
+        statement=(
+            "In linear networks, this follows from the fact that the optimal escape direction is rank 1 and balanced "
+            "(i.e. W_l^T W_l = W_{l-1} W_{l-1}^T for all layers l), and that the space of rank 1 and balanced network "
+            "is an invariant space under GF."
+        ),
+        kind="construction, invariance",
+        notes=(),
+        tested_as=(
+            "Linear networks on random data, L_0 = Tr[G^T W_L..W_1 X]: the optimum derived (s* = sigma_1(G X^T), "
+            "attained by W_L..W_1 = -u v^T for the top singular pair, layers u_{l+1} u_l^T), checked against projected "
+            "descent from random starts; the optima found are rank one and balanced to their convergence; gradient flow "
+            "on L_0 (DOP853) from a rank-one balanced start stays rank one and balanced to the integrator's tolerance."
+        ),
+        extraction="Section 5, conjecture (3), second paragraph.",
+    ),
+    Claim(
         id="BSJ25.F2",
         paper="BSJ25",
         ref="Section 4.1 / Fig. 2",

@@ -1,0 +1,124 @@
+"""BSJ25 Section 2.1-2.2 in s-time: gradient flow on L_0 with the reparametrized time s of Section 2.1,
+ds/dt = ||theta||^{L-2} (t(s) = int_0^s ||theta(s_1)||^{2-L} ds_1), and the normalized dynamics on the
+unit sphere, d theta_bar/ds = -(I - theta_bar theta_bar^T) grad L_0(theta_bar).
+
+``s_time_flow`` integrates d(theta, s)/dt = (-grad L_0(theta), ||theta||^{L-2}) in t (the real gradient
+flow, ``scipy.integrate.solve_ivp`` DOP853) and records theta where s crosses each target (events);
+``sphere_flow`` integrates the normalized dynamics in s directly. Both report their right-hand-side
+evaluations and the local error bound per evaluation (``claims.bsj25._flows.FlowSolution.local_error``'s
+convention): the integrator's tolerance on theta_bar is evaluations x (rtol + sqrt(P) atol / ||theta||).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from claims.bsj25._flows import value_and_gradient
+from claims.bsj25._saddle import Shapes
+
+
+@dataclass(frozen=True)
+class STimeSolution:
+    """theta at each target s (rows, in the order of ``s_targets``), the t at which s reached it, the
+    right-hand-side evaluations, and the integrator's relative tolerance on theta_bar (``direction_tolerance``)."""
+
+    s_targets: tuple[float, ...]
+    thetas: torch.Tensor
+    times: np.ndarray
+    evaluations: int
+    direction_tolerance: float
+
+
+def s_time_flow(
+    theta0: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, s_targets: Sequence[float],
+    t_end: float, rtol: float = 1e-12, max_evaluations: int = 20_000,
+) -> STimeSolution:
+    """Gradient flow on L_0 from ``theta0`` with s-time alongside (ds/dt = ||theta||^{L-2}, s(0) = 0),
+    theta recorded where s crosses each of ``s_targets`` (before ``t_end``; a target not reached is an
+    error). atol: 1e-3 rtol ||theta0|| / sqrt(P) on theta, rtol 1e-3 on s."""
+    from scipy.integrate import solve_ivp
+
+    depth, size = len(shapes), len(theta0)
+    x_np, g_np = x.numpy(), g.numpy()
+    count = [0]
+    start_norm = float(torch.linalg.vector_norm(theta0))
+    atol = np.full(size + 1, 1e-3 * rtol * start_norm / math.sqrt(size))
+    atol[-1] = 1e-3 * rtol
+
+    def rhs(_t, y):
+        count[0] += 1
+        if count[0] > max_evaluations:
+            raise ArithmeticError(f"more than {max_evaluations} evaluations (steps collapsing at a kink)")
+        theta = y[:-1]
+        return np.concatenate([-value_and_gradient(theta, shapes, x_np, g_np)[1],
+                               [float(np.linalg.norm(theta)) ** (depth - 2)]])
+
+    events = []
+    for target in s_targets:
+        def crossing(_t, y, target=target):
+            return y[-1] - target
+        crossing.direction = 1
+        events.append(crossing)
+    last = events[int(np.argmax(s_targets))]
+    last.terminal = True
+    y0 = np.concatenate([theta0.numpy(), [0.0]])
+    solution = solve_ivp(rhs, (0.0, t_end), y0, method="DOP853", rtol=rtol, atol=atol, events=events)
+    if any(len(t) == 0 for t in solution.t_events):
+        raise ArithmeticError(f"s did not reach {max(s_targets)} by t = {t_end}: {solution.message}")
+    thetas = torch.from_numpy(np.stack([solution.y_events[k][0][:-1] for k in range(len(s_targets))]))
+    times = np.array([solution.t_events[k][0] for k in range(len(s_targets))])
+    tolerance = count[0] * (rtol + math.sqrt(size) * 1e-3 * rtol)
+    return STimeSolution(tuple(float(s) for s in s_targets), thetas, times, count[0], tolerance)
+
+
+@dataclass(frozen=True)
+class SphereFlow:
+    """The normalized dynamics' theta_bar at each s of ``s_eval`` (rows), the tangential residual
+    ||(I - theta_bar theta_bar^T) grad L_0(theta_bar)|| / ||grad L_0(theta_bar)|| there, evaluations and
+    the integrator's relative tolerance on theta_bar."""
+
+    s_eval: np.ndarray
+    directions: torch.Tensor
+    residuals: np.ndarray
+    evaluations: int
+    direction_tolerance: float
+
+
+def tangential_residual(direction: np.ndarray, shapes: Shapes, x: np.ndarray, g: np.ndarray) -> float:
+    gradient = value_and_gradient(direction, shapes, x, g)[1]
+    tangent = gradient - (gradient @ direction) / (direction @ direction) * direction
+    return float(np.linalg.norm(tangent) / np.linalg.norm(gradient))
+
+
+def sphere_flow(
+    direction0: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, s_eval: Sequence[float],
+    rtol: float = 1e-12, max_evaluations: int = 20_000,
+) -> SphereFlow:
+    """d theta_bar/ds = -(I - theta_bar theta_bar^T) grad L_0(theta_bar) from ``direction0`` / ||direction0||
+    (Section 2.1's normalized dynamics; DOP853, atol 1e-3 rtol / sqrt(P)), reported at ``s_eval``."""
+    from scipy.integrate import solve_ivp
+
+    x_np, g_np = x.numpy(), g.numpy()
+    size = len(direction0)
+    count = [0]
+
+    def rhs(_s, y):
+        count[0] += 1
+        if count[0] > max_evaluations:
+            raise ArithmeticError(f"more than {max_evaluations} evaluations (steps collapsing at a kink)")
+        gradient = value_and_gradient(y, shapes, x_np, g_np)[1]
+        return -(gradient - (gradient @ y) / (y @ y) * y)
+
+    y0 = (direction0 / torch.linalg.vector_norm(direction0)).numpy().copy()
+    atol = 1e-3 * rtol / math.sqrt(size)
+    s_eval = np.asarray(s_eval, dtype=float)
+    solution = solve_ivp(rhs, (0.0, float(s_eval[-1])), y0, method="DOP853", rtol=rtol, atol=atol, t_eval=s_eval)
+    directions = solution.y.T.copy()
+    residuals = np.array([tangential_residual(d, shapes, x_np, g_np) for d in directions])
+    tolerance = count[0] * (rtol + math.sqrt(size) * atol)
+    return SphereFlow(s_eval, torch.from_numpy(directions), residuals, count[0], tolerance)
