@@ -239,26 +239,6 @@ CLAIMS: tuple[Claim, ...] = (
         ),
     ),
     Claim(
-        id="BSJ25.S5",
-        paper="BSJ25",
-        ref="Section 5, conjecture (3)",
-        title="Linear networks: the optimal escape direction is rank one and balanced, an invariant set of GF",
-        statement=(
-            "In linear networks, this follows from the fact that the optimal escape direction is rank 1 and balanced "
-            "(i.e. W_l^T W_l = W_{l-1} W_{l-1}^T for all layers l), and that the space of rank 1 and balanced network "
-            "is an invariant space under GF."
-        ),
-        kind="construction, invariance",
-        notes=(),
-        tested_as=(
-            "Linear networks on random data, L_0 = Tr[G^T W_L..W_1 X]: the optimum derived (s* = sigma_1(G X^T), "
-            "attained by W_L..W_1 = -u v^T for the top singular pair, layers u_{l+1} u_l^T), checked against projected "
-            "descent from random starts; the optima found are rank one and balanced to their convergence; gradient flow "
-            "on L_0 (DOP853) from a rank-one balanced start stays rank one and balanced to the integrator's tolerance."
-        ),
-        extraction="Section 5, conjecture (3), second paragraph.",
-    ),
-    Claim(
         id="BSJ25.F2",
         paper="BSJ25",
         ref="Section 4.1 / Fig. 2",
