@@ -27,6 +27,8 @@ def _record_trend(
 ) -> None:
     """One trend case: error ``Trend.error`` against tolerance 1, with the test's numbers and the design;
     the case counts ``runs`` (default: one run per response)."""
+    if runs is not None and not 0 < runs <= trend.n:
+        raise ValueError(f"a design of {trend.n} responses comes from 1 to {trend.n} runs, not {runs}")
     numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
     # every trend's summary, not only the worst case's: a comparison of two runs reads p and effect per trend
     current("check_trend").trends.append(plain({
@@ -40,8 +42,6 @@ def _record_trend(
     # a trend's case counts its runs (the report says "runs" unless the test named its unit), and an
     # uninformative design counts them all; several responses of one run (its layers) are one run
     count_cases_as("runs", unless_named=True)
-    if runs is not None and not 0 < runs <= trend.n:
-        raise ValueError(f"a design of {trend.n} responses comes from 1 to {trend.n} runs, not {runs}")
     numbers.pop("uninformative")  # record_case keeps the reason with the case
     record_case(trend.error(), 1.0, violates=violates, uninformative=trend.uninformative, units=runs or trend.n,
                 check_kind="trend", error_scale="relative", evidence="trend", **numbers, **details)
