@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from claims.lj22._alignment import (
     alignment, block_matrices, convolution_chain, convolution_chain_invariants, corollary1_network,
-    definition8_matrix, eq13_offset, eq13_offset_through_block, eq13_offset_through_convolutions,
+    definition8_matrix, eq13_offset, eq13_offset_through_block, eq84_offset, eq13_offset_through_convolutions,
     eq13_vc_convolutions, frobenius_sq, lemma11_offset, lemma11_sides, norm_ratio, normalized_flow,
     separable_data, spectral_sq, theorem2_network, theorem2_network_through_block,
     theorem2_network_with_convolutions,
@@ -32,7 +32,7 @@ __all__ = [
     "definition8_matrix", "doubling_lengths", "drift_study", "follow_doublings", "growth_exponents",
     "layer_series", "linearly_separable", "pair_alignments", "theorem2_network_dense_tail",
     "theorem2_network_through_frozen_layer", "unseparable_data", "eq13_offset", "eq13_offset_through_block", "eq13_offset_through_convolutions",
-    "eq13_vc_convolutions", "frobenius_sq", "gram_balance", "instantaneous_rate",
+    "eq13_vc_convolutions", "eq84_offset", "frobenius_sq", "gram_balance", "instantaneous_rate",
     "layer_balance", "layer_rates", "lemma11_offset", "lemma11_sides", "norm_ratio",
     "normalized_flow", "order_studies", "organization_pairs", "random_parameters", "separable_data", "shared_balance", "spectral_sq",
     "theorem2_network", "theorem2_network_through_block", "theorem2_network_with_convolutions",

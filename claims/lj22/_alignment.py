@@ -70,17 +70,26 @@ def lemma11_sides(U: torch.Tensor, Y: torch.Tensor, Z: torch.Tensor) -> tuple[fl
     return spectral_sq(torch.cat([U, Z], 1)), spectral_sq(torch.cat([Y, Z], 0))
 
 
-def eq13_offset(A0: torch.Tensor, F0: torch.Tensor) -> float:
+def eq84_offset(W0: torch.Tensor, W_next0: torch.Tensor, printed: bool = False) -> float:
+    """D_l of Eq. (84) for the adjacent layers W_l, W_{l+1} at t = 0: ||W_{l+1}(0)^T W_{l+1}(0) - W_l(0)
+    W_l(0)^T||_2 (what Weyl's inequality gives from the invariance), or with ``printed`` its square, as the
+    pdf prints it ("D_l = ||W_{l+1}^T(0) W_{l+1}(0) - W_l(0) W_l^T(0)||_2^2", like Eq. (74) for Lemma 11's D)."""
+    q = float(torch.linalg.matrix_norm(W_next0.T @ W_next0 - W0 @ W0.T, ord=2))
+    return q * q if printed else q
+
+
+def eq13_offset(A0: torch.Tensor, F0: torch.Tensor, printed: bool = False) -> float:
     """D of Eq. (13) for layer j = a block (matrix representation A = [U Z]) followed by Fin:
     D0 = ||A(0)||_F^2 - ||Fin(0)||_F^2 (Eq. (83)) plus D_1 = ||Fin(0)^T Fin(0) - A(0) A(0)^T||_2
-    (Eq. (84), C = 1 since Fin is rank one), clipped at 0 (D >= 0)."""
+    (Eq. (84), C = 1 since Fin is rank one), clipped at 0 (D >= 0). With ``printed``, D_1 squared
+    (``eq84_offset``)."""
     d0 = frobenius_sq(A0) - frobenius_sq(F0)
-    d1 = float(torch.linalg.matrix_norm(F0.T @ F0 - A0 @ A0.T, ord=2))
+    d1 = eq84_offset(A0, F0, printed)
     return max(0.0, d0 + d1)
 
 
 def eq13_offset_through_block(
-    W0: torch.Tensor, Y0: torch.Tensor, U0: torch.Tensor, Z0: torch.Tensor, F0: torch.Tensor
+    W0: torch.Tensor, Y0: torch.Tensor, U0: torch.Tensor, Z0: torch.Tensor, F0: torch.Tensor, printed: bool = False
 ) -> float:
     """D of Eq. (13) for layer j = a linear fully-connected layer W followed by a linear ResNetFree block
     (Y, U, Z) and Fin (N_r(j) = 1), telescoped as the proof does, with every piece at t = 0:
@@ -92,12 +101,14 @@ def eq13_offset_through_block(
       D_2 = ||Fin(0)^T Fin(0) - A(0) A(0)^T||_2;
     - ||Fin||_F^2 = ||W||_F^2 - D0 (Eq. (83)), D0 = ||W(0)||_F^2 - ||Fin(0)||_F^2.
 
-    Together (1/8)||W||_F^2 - ||W||_2^2 <= D0/8 + D_2/8 + D' + D_1, clipped at 0."""
+    Together (1/8)||W||_F^2 - ||W||_2^2 <= D0/8 + D_2/8 + D' + D_1, clipped at 0. With ``printed``, D_1,
+    D_2 (Eq. (84)) and D' (Eq. (74)'s D) squared, as the pdf prints them."""
     A0, B0 = torch.cat([U0, Z0], 1), torch.cat([Y0, Z0], 0)
-    d1 = float(torch.linalg.matrix_norm(B0.T @ B0 - W0 @ W0.T, ord=2))
-    d2 = float(torch.linalg.matrix_norm(F0.T @ F0 - A0 @ A0.T, ord=2))
+    d1 = eq84_offset(W0, B0, printed)
+    d2 = eq84_offset(A0, F0, printed)
+    d_prime = lemma11_offset(U0, Y0) ** (2 if printed else 1)
     d0 = frobenius_sq(W0) - frobenius_sq(F0)
-    return max(0.0, d0 / 8 + d2 / 8 + lemma11_offset(U0, Y0) + d1)
+    return max(0.0, d0 / 8 + d2 / 8 + d_prime + d1)
 
 
 def separable_data(n: int, d: int, margin: float, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -199,7 +210,9 @@ def eq13_vc_convolutions(kernels: Sequence[torch.Tensor], F: torch.Tensor, j: in
     return value
 
 
-def eq13_offset_through_convolutions(kernels0: Sequence[torch.Tensor], F0: torch.Tensor, j: int) -> float:
+def eq13_offset_through_convolutions(
+    kernels0: Sequence[torch.Tensor], F0: torch.Tensor, j: int, printed: bool = False
+) -> float:
     """D of Eq. (13) for the convolution j (0-based) of K convolutions followed by Fin, with W[j] =
     Lemma 10's T1 in R^{c x (a b)} (the flattening the proof's chain pairs with the next layer),
     telescoped as the proof's Eq. (84) with every piece at t = 0:
@@ -212,13 +225,14 @@ def eq13_offset_through_convolutions(kernels0: Sequence[torch.Tensor], F0: torch
     - ||Fin||_F^2 = ||T_j||_F^2 - D0, D0 = ||T_j(0)||_F^2 - ||Fin(0)||_F^2 (Eq. (83)).
 
     Together (1/V_c)||T_j||_F^2 - ||T1_j||_2^2 <= D0 / V_c + sum_l (prod_{j < m <= l} 1/min(a_m, b_m))
-    D_l, clipped at 0."""
+    D_l, clipped at 0. With ``printed``, each D_l squared (Eq. (84) as the pdf prints it)."""
     invariants = convolution_chain_invariants(kernels0, F0)
     total, weight = 0.0, 1.0
     for l in range(j, len(kernels0)):
         if l > j:
             weight /= min(kernels0[l].shape[0], kernels0[l].shape[1])
-        total += weight * float(torch.linalg.matrix_norm(invariants[l], ord=2))
+        q = float(torch.linalg.matrix_norm(invariants[l], ord=2))
+        total += weight * (q * q if printed else q)
     d0 = frobenius_sq(kernels0[j]) - frobenius_sq(F0)
     return max(0.0, d0 / eq13_vc_convolutions(kernels0, F0, j) + total)
 
