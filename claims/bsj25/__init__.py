@@ -9,7 +9,8 @@ sphere), ``_polish`` (the kink pattern and the frozen KKT system: Newton, SLSQP)
 (the residual, margins and perturbation test of a direction, the error of s), ``_reference`` (the best
 single path by exhaustive search, how the restarts found an optimum), ``_solver``
 (``solve_escape``: the stages together), ``_clarke`` (the Clarke form of Definition 2.1 at kinks);
-``_flows`` (gradient flow on L_0, Proposition 2.2's closed
+``_linear`` (Section 5: linear networks' L_0, optimal speed sigma_1(G X^T), search, flow, rank-one and
+balance measures); ``_flows`` (gradient flow on L_0, Proposition 2.2's closed
 forms, escape times, the output bound), ``_bounds`` (Theorem 3.1 / A.7 and Proposition 3.3 / A.5:
 the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_small_init``
 (Section 3.3: gradient descent from small initialization on digits).
@@ -33,6 +34,11 @@ from claims.bsj25._flows import (
 )
 from claims.bsj25._instances import (
     digits_instance, example1_instance, near_rank_one_instance, random_instance,
+)
+from claims.bsj25._linear import (
+    balance_differences, balance_residuals, balance_rounding, flow_balance_tolerance, flow_rank_one_tolerance,
+    flow_relative_error, linear_flow, linear_loss, linear_search, linear_speed, optimal_linear_direction,
+    optimal_linear_speed, rank_one_ratios, rank_one_rounding, rank_one_start, speed_rounding,
 )
 from claims.bsj25._reference import (
     path_speeds, search_spread, single_path_speed,
@@ -61,6 +67,10 @@ from claims.bsj25._width_sweep import (
 )
 
 __all__ = [
+    "balance_differences", "balance_residuals", "balance_rounding", "flow_balance_tolerance",
+    "flow_rank_one_tolerance", "flow_relative_error", "linear_flow", "linear_loss", "linear_search", "linear_speed",
+    "optimal_linear_direction", "optimal_linear_speed", "rank_one_ratios", "rank_one_rounding", "rank_one_start",
+    "speed_rounding",
     "SphereFlow", "STimeSolution", "s_time_flow", "sphere_flow", "tangential_residual",
     "ClarkeStationarity", "clarke_pattern", "clarke_stationarity", "generalized_gradient", "kink_tangent_step",
     "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",

@@ -239,6 +239,31 @@ CLAIMS: tuple[Claim, ...] = (
         ),
     ),
     Claim(
+        id="BSJ25.S5",
+        paper="BSJ25",
+        ref="Section 5, conjecture (3)",
+        title="Linear networks: the optimal escape direction is rank one and balanced, an invariant set of GF",
+        statement=(
+            "In linear networks, this follows from the fact that the optimal escape direction is rank 1 and balanced "
+            "(i.e. W_l^T W_l = W_{l-1} W_{l-1}^T for all layers l), and that the space of rank 1 and balanced network "
+            "is an invariant space under GF."
+        ),
+        kind="construction, invariance",
+        notes=(),
+        tested_as=(
+            "Linear networks (no ReLU), L_0 = Tr[G^T W_L ... W_1 X] on ||theta||^2 = L, where the optimal speed is "
+            "s* = sigma_1(G X^T) (von Neumann and AM-GM; attained by balanced rank-one layers u_l u_{l-1}^T). Optima "
+            "found by fixed-step projected gradient descent from Gaussian starts (depths 2, 3, 5): s = s*, every layer "
+            "rank one and every pair balanced, to rounding. Gradient flow on L_0 (DOP853, rtol 1e-12) from rank-one "
+            "balanced starts that are not escape directions: rank one and balanced at every report time to the "
+            "integrator's tolerance."
+        ),
+        extraction=(
+            "Section 5, conjecture (3) ('Rank 1 layers remain rank 1 until the next saddle'), second paragraph; the "
+            "balance condition as printed (W_l^T W_l = W_{l-1} W_{l-1}^T, W_l of shape n_l x n_{l-1})."
+        ),
+    ),
+    Claim(
         id="BSJ25.F2",
         paper="BSJ25",
         ref="Section 4.1 / Fig. 2",

@@ -222,3 +222,175 @@ def test_perturbed_scalings_are_rejected():
         alpha_invariance_check(flows, lambda _a, solution: __import__("torch").from_numpy(solution.times),
                                check=check_rejected, perturbed="s_1 replaced by t_1: t(s_1) independent of alpha",
                                instance=instance.name)
+
+
+# ---------------------------------------------------------------- BSJ25.S5 (Section 5, conjecture (3))
+
+S5 = pytest.mark.claim("BSJ25.S5")
+S5_CONTROL = pytest.mark.claim("BSJ25.S5", negative_control=True)
+
+S5_DEPTHS = (2, 3, 5)
+S5_WIDTH = 5
+S5_RESTARTS = 16
+"""Gaussian restarts of the linear search per (instance, depth)."""
+S5_INSTANCES = (0, 1)
+"""Data seeds: random X (4 x 8) and G (3 x 8), ``random_instance``."""
+S5_FLOWS = ((2, 0.3, (0.5, 1.0, 2.0, 4.0, 8.0)), (3, 0.3, (0.5, 1.0, 2.0, 4.0, 6.0)), (4, 0.5, (0.5, 1.0, 2.0, 4.0)))
+"""(depth, scale c of every layer, report times) of the flows: starts W_l = c a_l a_{l-1}^T that are rank one and
+balanced but not escape directions (L_0 near 0 at t = 0), with times before the norm blows up."""
+S5_UNBALANCED = {2: (0.45, 0.15), 3: (0.4, 0.3, 0.2), 4: (0.7, 0.5, 0.4, 0.3)}
+"""The control's layer scales c_l: rank one, not balanced (W_l^T W_l - W_{l-1} W_{l-1}^T = (c_l^2 - c_{l-1}^2) a a^T)."""
+
+
+def s5_searches():
+    """(label, instance, shapes, starts, finals) per data seed and depth: the linear search's restarts and ends."""
+    from claims.bsj25 import linear_search, random_instance
+
+    cases = []
+    for data_seed in S5_INSTANCES:
+        instance = random_instance(data_seed, 4, 8, 3)
+        for depth in S5_DEPTHS:
+            shapes = instance.shapes(depth, S5_WIDTH)
+            starts, finals = linear_search(instance.x, instance.g, shapes, S5_RESTARTS, seed=100 * data_seed + depth)
+            cases.append((f"{instance.name}, L = {depth}", instance, shapes, starts, finals))
+    return cases
+
+
+def optimum_structure_check(instance, shapes, thetas, check=check_close, **details):
+    """At each point of ``thetas`` (radius-sqrt(L) sphere): its speed -L_0 equals s* = sigma_1(G X^T) (absolute
+    tolerance ``speed_rounding``: L_0's and the SVD's float64 error), every layer is rank one (s_2/s_1 against
+    max(shape) eps, the rank cutoff) and every consecutive pair is balanced (the relative Gram difference against
+    ``balance_rounding``); returns the worst rank ratio and balance residual."""
+    from claims.bsj25 import (
+        balance_residuals, balance_rounding, linear_speed, optimal_linear_speed, rank_one_ratios, rank_one_rounding,
+        speed_rounding, unflatten,
+    )
+
+    best = optimal_linear_speed(instance.x, instance.g)
+    worst_ratio = worst_balance = 0.0
+    for index, theta in enumerate(thetas):
+        weights = unflatten(theta, shapes)
+        check(linear_speed(theta, shapes, instance.x, instance.g), best,
+              speed_rounding(theta, shapes, instance.x, instance.g), identity="s = s* = sigma_1(G X^T)", point=index,
+              **details)
+        for layer, (w, ratio) in enumerate(zip(weights, rank_one_ratios(weights), strict=True), start=1):
+            if min(w.shape) > 1:
+                check(ratio, 0.0, rank_one_rounding(w), identity="s_2(W_l) / s_1(W_l) = 0 (rank one)", layer=layer,
+                      point=index, **details)
+                worst_ratio = max(worst_ratio, ratio)
+        for layer, residual in enumerate(balance_residuals(weights), start=2):
+            check(residual, 0.0, balance_rounding(weights, layer),
+                  identity="W_l^T W_l = W_{l-1} W_{l-1}^T (balanced)", layer=layer, point=index, **details)
+            worst_balance = max(worst_balance, residual)
+    return worst_ratio, worst_balance
+
+
+@S5
+def test_linear_optimal_escape_direction_is_rank_one_and_balanced():
+    """Section 5: in linear networks the optimal escape direction is rank 1 and balanced. Projected gradient descent
+    on ||theta||^2 = L from Gaussian starts (16 per case; depths 2, 3, 5, width 5, two random data sets): every end
+    point attains s* = sigma_1(G X^T) (the derived optimum) to the rounding of s, and every layer is rank one and
+    every pair balanced to rounding; informative: the starts are neither (their s_2/s_1 and balance residuals are
+    O(1), recorded)."""
+    from claims.bsj25 import balance_residuals, rank_one_ratios, unflatten
+
+    count_cases_as("optima")
+    lines = []
+    for label, instance, shapes, starts, finals in s5_searches():
+        with one_case():
+            ratio, balance = optimum_structure_check(instance, shapes, finals, case=label)
+        start_ratio = min(min(r for r, w in zip(rank_one_ratios(ws), ws, strict=True) if min(w.shape) > 1)
+                          for ws in (unflatten(t, shapes) for t in starts))
+        start_balance = min(min(balance_residuals(unflatten(t, shapes))) for t in starts)
+        lines.append(f"{label}: worst s2/s1 {ratio:.2e}, worst balance residual {balance:.2e} (starts: smallest "
+                     f"s2/s1 {start_ratio:.2f}, smallest balance residual {start_balance:.2f})")
+    record_note("Section 5, linear optima (fixed-step projected gradient descent, 400 steps, eta = 1/sigma_1(G X^T)): "
+                + "; ".join(lines) + ".")
+
+
+@S5_CONTROL
+def test_random_points_are_not_optimal_rank_one_or_balanced():
+    """Control: the same check with the optimality hypothesis violated, at the search's random starts (points of the
+    same sphere that are not optima): the speed, rank-one and balance identities are rejected at every start."""
+    count_cases_as("optima")
+    for label, instance, shapes, starts, _ in s5_searches():
+        optimum_structure_check(instance, shapes, starts, check=check_rejected, case=label,
+                                perturbed="a random point of the sphere, not an optimum")
+
+
+def s5_flow_check(depth, scales, times, seed, check=check_close, **details):
+    """Gradient flow on the linear network's L_0 (DOP853, rtol 1e-12) from the rank-one start with layer ``scales``:
+    at every report time every layer is rank one and every pair balanced, to the integrator's tolerance
+    (``flow_rank_one_tolerance``, ``flow_balance_tolerance`` with E = ``flow_relative_error``). Returns the solution,
+    the worst values and the largest change of W_l^T W_l - W_{l-1} W_{l-1}^T relative to the Grams."""
+    from claims.bsj25 import (
+        balance_differences, balance_residuals, flow_balance_tolerance, flow_rank_one_tolerance, flow_relative_error,
+        linear_flow, random_instance, rank_one_ratios, rank_one_start, unflatten,
+    )
+
+    instance = random_instance(0, 4, 8, 3)
+    shapes = instance.shapes(depth, S5_WIDTH)
+    theta0 = rank_one_start(shapes, scales, seed)
+    start_norm = float(theta0.norm())
+    solution = linear_flow(theta0, shapes, instance.x, instance.g, times)
+    reached = solution.success and len(solution.times) == len(times)
+    if check is check_close:
+        check_property(reached, "the flow reaches every report time", message=solution.message, depth=depth, **details)
+    else:  # a control judges only the violated hypothesis; an unfinished flow is a broken case, not a rejection
+        assert reached, f"the flow stopped before the last report time: {solution.message}"
+    error = flow_relative_error(solution, start_norm)
+    differences0 = balance_differences(unflatten(theta0, shapes))
+    worst_ratio = worst_balance = drift = 0.0
+    for t, theta in zip(solution.times, solution.thetas, strict=True):
+        weights = unflatten(theta, shapes)
+        size = float(theta.norm())
+        for layer, (w, ratio) in enumerate(zip(weights, rank_one_ratios(weights), strict=True), start=1):
+            if min(w.shape) > 1:
+                check(ratio, 0.0, flow_rank_one_tolerance(w, size, error), identity="s_2(W_l)/s_1(W_l) = 0 along GF",
+                      layer=layer, t=float(t), depth=depth, **details)
+                worst_ratio = max(worst_ratio, ratio)
+        for layer, residual in enumerate(balance_residuals(weights), start=2):
+            check(residual, 0.0, flow_balance_tolerance(weights, layer, size, error),
+                  identity="W_l^T W_l = W_{l-1} W_{l-1}^T along GF", layer=layer, t=float(t), depth=depth, **details)
+            worst_balance = max(worst_balance, residual)
+        for d0, d in zip(differences0, balance_differences(weights), strict=True):
+            drift = max(drift, float((d - d0).norm()) / size**2)
+    return solution, error, worst_ratio, worst_balance, drift
+
+
+@S5
+def test_rank_one_balanced_set_is_invariant_under_gradient_flow():
+    """Section 5: the space of rank 1 and balanced linear networks is invariant under GF. Flows on L_0 from rank-one
+    balanced starts that are not escape directions (depths 2-4; the direction moves: -L_0 on the unit sphere goes
+    from about 0 to well above 0), reported at 4-5 times each: every layer stays rank one and balanced within the
+    integrator's tolerance."""
+    count_cases_as("trajectories")
+    lines = []
+    for depth, scale, times in S5_FLOWS:
+        with one_case():
+            solution, error, ratio, balance, _ = s5_flow_check(depth, (scale,) * depth, times, seed=depth)
+        lines.append(f"L = {depth}: {solution.evaluations} evaluations, E = {error:.1e}, ||theta|| "
+                     f"{solution.norms[0]:.3f} -> {solution.norms[-1]:.3f}, worst s2/s1 {ratio:.1e}, worst balance "
+                     f"residual {balance:.1e}")
+    record_note("Section 5, GF from rank-one balanced starts: " + "; ".join(lines) + ".")
+
+
+@S5_CONTROL
+def test_unbalanced_rank_one_start_is_rejected():
+    """Control: the same flow check from rank-one starts whose layer scales differ (the hypothesis 'balanced'
+    violated): the balance identity is rejected at every report time; W_l^T W_l - W_{l-1} W_{l-1}^T itself is
+    conserved along the flow (its change is recorded; Theorem 1-like), which is why the start's imbalance stays."""
+
+    def reject_balance(observed, expected, tolerance, **details):
+        if details.get("identity", "").startswith("W_l^T W_l"):
+            return check_rejected(observed, expected, tolerance, **details)
+        return None  # rank one is not the violated hypothesis: the aligned chain stays rank one
+
+    count_cases_as("trajectories")
+    lines = []
+    for depth, _scale, times in S5_FLOWS:
+        _, _, _, balance, drift = s5_flow_check(depth, S5_UNBALANCED[depth], times, seed=depth, check=reject_balance,
+                                                perturbed="unbalanced rank-one start")
+        lines.append(f"L = {depth}: balance residual up to {balance:.2f}, change of the Gram difference "
+                     f"{drift:.1e} x ||theta||^2")
+    record_note("Negative control, unbalanced rank-one starts: " + "; ".join(lines) + ".")
