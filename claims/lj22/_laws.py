@@ -1,0 +1,231 @@
+"""LJ22's conserved quantities as a count: the laws that Lemma 2 (Eqs. (4), (5)) and Theorem 1 (Eq. (6),
+whole matrix for linear layers) give for an architecture, as functions of the free parameters theta, the
+number of them that are independent, and that number against the count of all the laws of gradient flow
+(``claims.models._conservation``: D - dim Lie(grad phi)).
+
+Which laws each statement gives, for every data set and loss (so for every activation pattern):
+
+- Eq. (4) at a hidden vertex v whose incident edges are all learnable (Lemma 2's hypothesis) and whose
+  parameters no other edge shares (Lemma 2 is about edges; a shared parameter moves with every edge that
+  carries it): sum_{IN_v} theta^2 - sum_{OUT_v} theta^2;
+- Eq. (5) at two vertices with IN_u = IN_v and OUT_u = OUT_v and the same activation pattern on every
+  example at all times: for every data set this holds only for linear vertices (two ReLU vertices' patterns
+  differ on some input); same hypotheses on the edges;
+- Eq. (6) for a convolution whose output neurons are linear (Theorem 1 cases 2, 5 and 6, "whole matrix for
+  linear layers"): every entry of W2^T W2 - W1 W1^T, W1 = the kernel flattened (``kernel_rows``) and W2 the
+  out-matrix of its output channels (the next convolution's kernel, or the next dense layer or ResNetFree
+  [Y; Z] rearranged). For dense layers and residual blocks without shared parameters, Eq. (6)'s entries are
+  Eq. (4) (diagonal) and Eq. (5) (off-diagonal) on the neurons between the two layers, so they add nothing.
+
+Lemma 3's layer balances are sums of Eq. (4)'s, so they add no independent law. The independent count is the
+rank of the laws' gradients at a point (exact), and each law is checked to be a law of the reparametrization
+exactly: grad Q . grad phi_g is the zero polynomial for every coordinate g.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import torch
+
+from claims.models._conservation import (
+    LieRank, Reparametrization, exact_rank, integer_point, lie_rank, polynomial_ring, reparametrization,
+)
+from claims.models._networks import LINEAR, DagNetwork
+from claims.models._representations import dense_after_conv, kernel_columns, kernel_rows, stack_rows
+
+Term = tuple[int, int, int]
+"""(p, q, c): the monomial c theta_p theta_q of a quadratic law."""
+
+
+@dataclass(frozen=True)
+class QuadraticLaw:
+    """Q(theta) = sum c theta_p theta_q over ``terms``, named by the statement that gives it."""
+
+    name: str
+    terms: tuple[Term, ...]
+
+    def gradient_at(self, point: Sequence[int], n_parameters: int) -> list[int]:
+        gradient = [0] * n_parameters
+        for p, q, c in self.terms:
+            gradient[p] += c * point[q]
+            gradient[q] += c * point[p]
+        return gradient
+
+    def polynomial(self, generators: Sequence[Any]) -> Any:
+        return sum((c * generators[p] * generators[q] for p, q, c in self.terms), 0)
+
+    def __call__(self, theta: torch.Tensor) -> torch.Tensor:
+        return sum((c * theta[p] * theta[q] for p, q, c in self.terms), theta.new_zeros(()))
+
+
+def _multiplicity(network: DagNetwork) -> Counter:
+    return Counter(p for p in network.parameters if p >= 0)
+
+
+def _owned(network: DagNetwork, edges: Sequence[int], shared: Counter) -> bool:
+    """Every edge learnable and its parameter carried by no other edge."""
+    return all(network.learnable[e] and shared[network.parameters[e]] == 1 for e in edges)
+
+
+def vertex_balances(network: DagNetwork, naive: bool = False) -> list[QuadraticLaw]:
+    """Eq. (4) at every hidden vertex that satisfies its hypotheses; ``naive``: at every hidden vertex,
+    fixed edges dropped from the sums (a constant) and shared parameters taken as if each edge owned one
+    (the statement without its hypothesis, for negative controls)."""
+    shared = _multiplicity(network)
+    laws = []
+    for v in range(network.n_inputs, network.output):
+        edges = network.in_edges[v] + network.out_edges[v]
+        if not naive and not _owned(network, edges, shared):
+            continue
+        terms = [(network.parameters[e], network.parameters[e], 1) for e in network.in_edges[v] if network.learnable[e]]
+        terms += [(network.parameters[e], network.parameters[e], -1) for e in network.out_edges[v]
+                  if network.learnable[e]]
+        if terms:
+            laws.append(QuadraticLaw(f"Eq. (4) at vertex {v}", tuple(terms)))
+    return laws
+
+
+def twin_balances(network: DagNetwork) -> list[QuadraticLaw]:
+    """Eq. (5) at every pair of linear hidden vertices with the same IN and OUT sets and owned edges."""
+    shared = _multiplicity(network)
+    ends = {}
+    for v in range(network.n_inputs, network.output):
+        if network.slopes[v] != LINEAR or not _owned(network, network.in_edges[v] + network.out_edges[v], shared):
+            continue
+        ends[v] = ({network.edges[e][0]: e for e in network.in_edges[v]},
+                   {network.edges[e][1]: e for e in network.out_edges[v]})
+    laws = []
+    twins = sorted(ends)
+    for i, u in enumerate(twins):
+        for v in twins[i + 1:]:
+            (in_u, out_u), (in_v, out_v) = ends[u], ends[v]
+            if in_u.keys() != in_v.keys() or out_u.keys() != out_v.keys():
+                continue
+            terms = [(network.parameters[in_u[a]], network.parameters[in_v[a]], 1) for a in in_u]
+            terms += [(network.parameters[out_u[b]], network.parameters[out_v[b]], -1) for b in out_u]
+            laws.append(QuadraticLaw(f"Eq. (5) at vertices ({u}, {v})", tuple(terms)))
+    return laws
+
+
+def _parameter_matrix(network: DagNetwork, build) -> list[list[int]]:
+    """A Theorem 1 matrix (a rearrangement of edge weights) with the free parameter of each entry in it
+    (-1 where no edge): ``build`` applied to the edge ids + 1, whose rearrangements keep them."""
+    ids = build(torch.arange(1, network.n_edges + 1, dtype=torch.float64))
+    return [[network.parameters[int(e) - 1] if e > 0 else -1 for e in row] for row in ids.tolist()]
+
+
+def convolution_invariants(network: DagNetwork) -> list[QuadraticLaw]:
+    """Eq. (6) at every convolution ``C{i}`` of a ``sequential`` network whose output neurons are linear and
+    whose out-edges are all learnable: the entries (k, k'), k <= k', of W2^T W2 - W1 W1^T over its output
+    channels (Theorem 1 cases 2, 5, 6; the tail layer ``Fin`` as a dense layer)."""
+    laws = []
+    for name in sorted(network.tensors):
+        i = int(name[1:])
+        channels = network.neurons[name]
+        vertices = [v for channel in channels for v in channel]
+        if any(network.slopes[v] != LINEAR for v in vertices):
+            continue
+        if not all(network.learnable[e] for v in vertices for e in network.out_edges[v]):
+            continue
+        c = len(channels)
+        if f"C{i + 1}" in network.tensors:
+            second = lambda w, n=f"C{i + 1}": kernel_columns(network.weight_tensor(n, w))  # noqa: E731
+        elif f"B{i + 1}.Z" in network.matrices:
+            second = lambda w, b=f"B{i + 1}.": dense_after_conv(  # noqa: E731
+                stack_rows(network.weight_matrix(b + "Y", w), network.weight_matrix(b + "Z", w)), c)
+        else:
+            dense = f"W{i + 1}" if f"W{i + 1}" in network.matrices else "Fin"
+            if dense not in network.matrices:
+                continue
+            second = lambda w, n=dense: dense_after_conv(network.weight_matrix(n, w), c)  # noqa: E731
+        first = _parameter_matrix(network, lambda w, n=name: kernel_rows(network.weight_tensor(n, w)))
+        if f"{name}.b" in network.matrices:  # the channel's shared bias: one more in-edge of each of its neurons
+            bias = _parameter_matrix(network, lambda w, n=f"{name}.b": network.weight_matrix(n, w))
+            positions = len(channels[0])
+            first = [row + [bias[k * positions][0]] for k, row in enumerate(first)]
+        out = _parameter_matrix(network, second)
+        for k in range(c):
+            for k2 in range(k, c):
+                terms = [(r[k], r[k2], 1) for r in out if r[k] >= 0 and r[k2] >= 0]
+                terms += [(a, b, -1) for a, b in zip(first[k], first[k2]) if a >= 0 and b >= 0]
+                laws.append(QuadraticLaw(f"Eq. (6) at {name}, channels ({k}, {k2})", tuple(terms)))
+    return laws
+
+
+def predicted_laws(network: DagNetwork) -> list[QuadraticLaw]:
+    """Every law LJ22's Lemma 2 and Theorem 1 give for ``network`` (the module's docstring)."""
+    return vertex_balances(network) + twin_balances(network) + convolution_invariants(network)
+
+
+def not_conserved(network: DagNetwork, laws: Sequence[QuadraticLaw], phi: Reparametrization | None = None) -> list[str]:
+    """The laws Q for which grad Q . grad phi_g is not the zero polynomial for some coordinate g of phi
+    (exact): those are not conserved by gradient flow for every data set and loss."""
+    phi = phi or reparametrization(network)
+    _, generators, constant = polynomial_ring(network)
+    gradients = [[p.diff(g) for g in generators] for p in phi.polynomials(generators, constant)]
+    failing = []
+    for law in laws:
+        q = law.polynomial(generators)
+        dq = [q.diff(g) for g in generators]
+        if any(sum((a * b for a, b in zip(dq, grad) if a and b), 0) for grad in gradients):
+            failing.append(law.name)
+    return failing
+
+
+@dataclass(frozen=True)
+class LawCount:
+    """The laws of gradient flow for ``network`` counted (D - the largest exact Lie rank over ``lie``'s
+    points) and predicted (the rank of the predicted laws' gradients at the first point, exact).
+
+    ``certified``: every predicted law is a law (``failing`` empty) and counted == predicted. Then the count
+    is exact whatever the point: the laws bound dim Lie <= D - predicted at every point near it, the exact
+    rank bounds it below, so dim Lie is constant near the point and the Lie-algebra count applies.
+    Otherwise ``counted`` is exact at generic points (the ranks computed at ``points`` random integer points
+    agree, or the largest is taken)."""
+
+    n_parameters: int
+    laws: tuple[QuadraticLaw, ...]
+    predicted: int
+    failing: tuple[str, ...]
+    lie: tuple[LieRank, ...]
+
+    @property
+    def rank(self) -> int:
+        return max(lie.rank for lie in self.lie)
+
+    @property
+    def counted(self) -> int:
+        return self.n_parameters - self.rank
+
+    @property
+    def certified(self) -> bool:
+        return not self.failing and self.counted == self.predicted
+
+    @property
+    def relative_gap(self) -> float:
+        """The smallest relative singular-value gap of the kept rows over the points (``LieRank``)."""
+        return min(lie.relative_gap for lie in self.lie)
+
+
+def count_laws(
+    network: DagNetwork, laws: Sequence[QuadraticLaw] | None = None, seed: int = 0, points: int = 2,
+) -> LawCount:
+    """Count the laws of ``network`` and rank ``laws`` (default: ``predicted_laws``). The Lie algebra's
+    growth is capped at D - predicted when every law is a law (it cannot pass that bound); when the cap is
+    not reached a second random point (up to ``points``) gets its own exact rank."""
+    laws = list(predicted_laws(network) if laws is None else laws)
+    phi = reparametrization(network)
+    D = network.n_parameters
+    first = integer_point(D, seed)
+    predicted = exact_rank([law.gradient_at(first, D) for law in laws], D)
+    failing = tuple(not_conserved(network, laws, phi))
+    cap = D if failing else D - predicted
+    ranks = [lie_rank(network, first, cap=cap, phi=phi)]
+    for k in range(1, points):
+        if ranks[-1].rank >= cap:
+            break
+        ranks.append(lie_rank(network, integer_point(D, seed + 1000 * k), cap=cap, phi=phi))
+    return LawCount(D, tuple(laws), predicted, failing, tuple(ranks))
