@@ -59,6 +59,8 @@ _EXPORTS = {
         "check_exact",
         "check_inequality",
         "check_inequality_rejected",
+        "check_law_count",
+        "check_law_count_rejected",
         "check_property",
         "check_property_rejected",
         "check_rejected",

@@ -312,6 +312,36 @@ def sequential_networks(
     return network
 
 
+# Architectures whose conservation laws are counted (claims.models._conservation, claims.lj22._laws).
+
+LAW_FAMILIES = ("DAG", "ReLU DAG", "MLP", "ResNet", "ResNet block", "linear convolution")
+"""The families ``law_architectures`` draws from: random DAGs with skips (ReLU, leaky or linear vertices), the
+same with ReLU vertices only, fully-connected networks (ReLU, leaky or linear, with or without biases),
+sequences of residual blocks of every kind, one block of any kind (the fixed-diagonal ResNetDiagonal
+included), and linear 1-D convolutions followed by a convolution or a dense layer."""
+
+
+@st.composite
+def law_architectures(draw, max_parameters: int = 14, families: Sequence[str] = LAW_FAMILIES):
+    """(family, network) with at most ``max_parameters`` free parameters, from one of ``families``."""
+    family = draw(st.sampled_from(list(families)))
+    if family in ("DAG", "ReLU DAG"):
+        slopes = st.just(RELU) if family == "ReLU DAG" else ACTIVATION_SLOPES
+        network = draw(dag_networks(max_inputs=2, max_hidden=4, max_extra_in_edges=1, max_paths=16, slopes=slopes))
+    elif family == "MLP":
+        widths = [draw(st.integers(1, 3))] + draw(st.lists(st.integers(1, 3), min_size=1, max_size=2)) + [1]
+        network = mlp(widths, draw(st.sampled_from([RELU, LINEAR, 0.25])), bias=draw(st.booleans()))
+    elif family == "ResNet":
+        network = draw(resnet_networks(max_inputs=2, max_blocks=2, max_width=2))
+    elif family == "ResNet block":
+        network = draw(sequential_networks("block", max_width=2))
+    else:
+        network = draw(sequential_networks(draw(st.sampled_from(["conv-conv", "conv-dense"])), dims=1,
+                                           slope=LINEAR, max_width=2, max_edges=40))
+    assume(network.n_parameters <= max_parameters)
+    return family, network
+
+
 # LJ22 gradient-flow instances (claims.models._risk, claims.lj22._invariants)
 
 

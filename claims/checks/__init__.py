@@ -10,7 +10,7 @@ Checks record evidence only inside a test marked ``@pytest.mark.claim("ID")`` ru
 claims plugin; called anywhere else they raise ``OutsideClaimTest``.
 
 Modules: ``_core`` (identities, exact identities, properties, inequalities), ``_dynamics`` (rates,
-drift orders, drift limits), ``_limits`` (limits along a path: settled limits against a statement's
+drift orders, drift limits), ``_laws`` (counts of conservation laws, exact), ``_limits`` (limits along a path: settled limits against a statement's
 interval), ``_trends`` (trend tests), ``_protocol`` (the drift-order protocol's
 judging of many trajectories).
 """
@@ -39,6 +39,7 @@ from claims.checks._dynamics import (
     log_log_fit,
     richardson_limit,
 )
+from claims.checks._laws import check_law_count, check_law_count_rejected
 from claims.checks._limits import LimitEstimate, check_settled_limit, check_settled_limit_rejected, limit_estimate
 from claims.checks._protocol import assert_judged, combined_tally, judge_order
 from claims.checks._trends import check_trend, check_trend_rejected
@@ -54,6 +55,8 @@ __all__ = [
     "check_exact",
     "check_inequality",
     "check_inequality_rejected",
+    "check_law_count",
+    "check_law_count_rejected",
     "check_nonzero_limit",
     "check_nonzero_limit_rejected",
     "check_nonzero_rate",

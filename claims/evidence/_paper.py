@@ -65,7 +65,11 @@ class Claim:
     suite tests it (the instance, the scale, the method: "exactly, in rational arithmetic", "at computed
     optima") is ``tested_as``; what the paper's text as extracted hides or garbles, and how the statement
     was read there, is ``extraction``; anything else is in ``notes``. ``kind`` names the kinds of
-    evidence, comma-separated (identity, invariance, noninvariance, inequality, construction, trend)."""
+    evidence, comma-separated (identity, invariance, noninvariance, inequality, construction, trend).
+
+    ``origin`` is ``"paper"`` for a statement the paper makes, or ``"suite"`` for the suite's own question about
+    the paper (a question none of the papers answers, asked with the paper's objects): its ``statement`` is
+    then the question as a statement, not a quotation, and CLAIMS.md and the report say so."""
 
     id: str
     paper: str
@@ -76,6 +80,24 @@ class Claim:
     notes: tuple[str, ...] = ()
     tested_as: str = ""
     extraction: str = ""
+    origin: str = "paper"
+
+    def __post_init__(self) -> None:
+        if self.origin not in ORIGINS:
+            raise PaperRecordError(f"claim {self.id}: origin is one of {ORIGINS}, not {self.origin!r}")
+
+    @property
+    def suites_question(self) -> bool:
+        """The suite's own question about the paper, not a statement of it."""
+        return self.origin == "suite"
+
+
+ORIGINS = ("paper", "suite")
+"""Where a claim's statement comes from: the paper, or the suite's own question about it."""
+
+SUITES_QUESTION = ("The suite's own question about the paper, not a statement of it: the paper neither states nor "
+                   "proves it, and a verdict on it is no verdict on the paper's correctness.")
+"""What CLAIMS.md and the report print under a claim whose ``origin`` is ``"suite"``."""
 
 
 def paper_modules(package: str = PACKAGE) -> list[ModuleType]:

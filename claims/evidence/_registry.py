@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 
-from claims.evidence._paper import Claim, Paper, collect_papers, paper_modules
+from claims.evidence._paper import SUITES_QUESTION, Claim, Paper, collect_papers, paper_modules
 
 _COLLECTED = collect_papers(paper_modules())
 
@@ -62,7 +62,9 @@ def render_inventory() -> str:
     for key, paper in PAPERS.items():
         lines += [f"## {key}", "", f"{paper}.", ""]
         for claim in (c for c in CLAIMS.values() if c.paper == key):
-            lines += [f"### {claim.id}: {claim.title} ({claim.ref})", "", f"Evidence: {claim.kind}.", "", claim.statement, ""]
+            lines += [f"### {claim.id}: {claim.title} ({claim.ref})", "", f"Evidence: {claim.kind}.", ""]
+            lines += [f"Origin: {SUITES_QUESTION}", ""] if claim.suites_question else []
+            lines += [claim.statement, ""]
             lines += [f"Tested as: {claim.tested_as}", ""] if claim.tested_as else []
             lines += [f"The text: {claim.extraction}", ""] if claim.extraction else []
             lines += [f"Note: {note}" for note in claim.notes] + ([""] if claim.notes else [])

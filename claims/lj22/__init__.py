@@ -1,6 +1,7 @@
 """Le & Jegelka (ICLR 2022): the constructions of the claims that are not network substrate.
 
-Conserved quantities of Section 4 and their gradient-flow evidence (rates, drift studies; Lemmas 2-3,
+Conserved quantities of Section 4 and their gradient-flow evidence, the count of the laws they give against all
+the laws of gradient flow, (rates, drift studies; Lemmas 2-3,
 Theorem 1), and Appendix D's alignment objects (Lemma 11, Theorem 2, Corollary 1), and the paths sampled at doublings of
 their arc length on which Theorem 2's and Corollary 1's limits are judged.
 """
@@ -14,6 +15,10 @@ from claims.lj22._alignment import (
     separable_data, spectral_sq, theorem2_network, theorem2_network_through_block,
     theorem2_network_with_convolutions,
 )
+from claims.lj22._laws import (
+    LawCount, QuadraticLaw, convolution_invariants, count_laws, describe_law, missing_laws, not_conserved,
+    predicted_laws, quadratic_laws, twin_balances, vertex_balances,
+)
 from claims.lj22._limits import (
     DoublingPath, appendix_e_drifts, appendix_e_terms, corollary1_start, doubling_lengths, follow_doublings, growth_exponents, layer_series,
     linearly_separable, pair_alignments, theorem2_network_dense_tail, theorem2_network_through_frozen_layer,
@@ -26,7 +31,9 @@ from claims.lj22._invariants import (
 )
 
 __all__ = [
-    "Balance", "DRIFT_RATIOS", "DoublingPath", "DriftStudy", "ORDER_PROTOCOL", "SLOPE_BAND", "alignment",
+    "Balance", "DRIFT_RATIOS", "DoublingPath", "DriftStudy", "LawCount", "ORDER_PROTOCOL", "QuadraticLaw",
+    "SLOPE_BAND", "alignment", "convolution_invariants", "count_laws", "describe_law", "missing_laws",
+    "not_conserved", "predicted_laws", "quadratic_laws", "twin_balances", "vertex_balances",
     "appendix_e_drifts", "appendix_e_terms", "block_matrices",
     "convolution_chain", "convolution_chain_invariants", "corollary1_network", "corollary1_start",
     "definition8_matrix", "doubling_lengths", "drift_study", "follow_doublings", "growth_exponents",

@@ -215,7 +215,8 @@ def count_laws(
 ) -> LawCount:
     """Count the laws of ``network`` and rank ``laws`` (default: ``predicted_laws``). The Lie algebra's
     growth is capped at D - predicted when every law is a law (it cannot pass that bound); when the cap is
-    not reached a second random point (up to ``points``) gets its own exact rank."""
+    not reached a second random point (up to ``points``) gets its own exact rank, unless a predicted law is not
+    conserved (the prediction is then wrong whatever the count)."""
     laws = list(predicted_laws(network) if laws is None else laws)
     phi = reparametrization(network)
     D = network.n_parameters
@@ -224,8 +225,77 @@ def count_laws(
     failing = tuple(not_conserved(network, laws, phi))
     cap = D if failing else D - predicted
     ranks = [lie_rank(network, first, cap=cap, phi=phi)]
-    for k in range(1, points):
+    for k in range(1, points if not failing else 1):  # a law that is not one decides the case alone
         if ranks[-1].rank >= cap:
             break
         ranks.append(lie_rank(network, integer_point(D, seed + 1000 * k), cap=cap, phi=phi))
     return LawCount(D, tuple(laws), predicted, failing, tuple(ranks))
+
+
+def quadratic_laws(network: DagNetwork, phi: Reparametrization | None = None) -> list[QuadraticLaw]:
+    """A basis of every quadratic form Q = sum_{p <= q} c_pq theta_p theta_q that is a law for every data set
+    and loss: grad Q . grad phi_g is the zero polynomial for every g, a linear system in the c_pq (one
+    equation per coordinate g and monomial), solved exactly (``DomainMatrix.nullspace`` over QQ). Laws
+    that are not quadratic (e.g. (a + b) exp(-c) for nu = (a b + c) x) are not among them."""
+    from sympy.polys.domains import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    phi = phi or reparametrization(network)
+    _, generators, constant = polynomial_ring(network)
+    D = network.n_parameters
+    pairs = [(p, q) for p in range(D) for q in range(p, D)]
+    equations: dict[tuple[int, Any], dict[int, Any]] = {}
+    for g, polynomial in enumerate(phi.polynomials(generators, constant)):
+        derivative = [polynomial.diff(x) for x in generators]
+        for column, (p, q) in enumerate(pairs):
+            # d(theta_p theta_q) . grad phi_g = theta_q d_p phi_g + theta_p d_q phi_g
+            term = generators[q] * derivative[p] + generators[p] * derivative[q]
+            for monomial, coefficient in (term.items() if term else ()):
+                row = equations.setdefault((g, monomial), {})
+                row[column] = row.get(column, 0) + coefficient
+    if not equations:
+        return [QuadraticLaw(f"quadratic law {k}", ((p, q, 1),)) for k, (p, q) in enumerate(pairs)]
+    rows = [[QQ.convert(row.get(c, 0)) for c in range(len(pairs))] for row in equations.values()]
+    basis = DomainMatrix(rows, (len(rows), len(pairs)), QQ).nullspace().to_Matrix().tolist()
+    laws = []
+    for k, vector in enumerate(basis):
+        scale = 1
+        for value in vector:
+            scale = scale * value.q // _gcd(scale, value.q) if value else scale
+        terms = tuple((p, q, int(value * scale)) for (p, q), value in zip(pairs, vector) if value)
+        laws.append(QuadraticLaw(f"quadratic law {k}", terms))
+    return laws
+
+
+def _gcd(a: int, b: int) -> int:
+    from math import gcd
+
+    return gcd(int(a), int(b))
+
+
+def missing_laws(network: DagNetwork, count: LawCount) -> list[QuadraticLaw]:
+    """The quadratic laws independent of the predicted ones at the count's first point (greedy, exact): the
+    missing laws that can be written as quadratic forms."""
+    from claims.models._conservation import independent_rows
+
+    D = network.n_parameters
+    point = count.lie[0].point
+    frame = [law.gradient_at(point, D) for law in count.laws]
+    kept = independent_rows([], frame, D)
+    frame = [frame[i] for i in kept]
+    candidates = quadratic_laws(network)
+    added = independent_rows(frame, [law.gradient_at(point, D) for law in candidates], D)
+    return [candidates[i] for i in added]
+
+
+def describe_law(network: DagNetwork, law: QuadraticLaw) -> str:
+    """The law as text over the edges' weights, w(u->v) for the first edge of each parameter."""
+    def name(p: int) -> str:
+        u, v = network.edges[network.parameters.index(p)]
+        return f"w({u}->{v})"
+
+    parts = []
+    for p, q, c in law.terms:
+        monomial = f"{name(p)}^2" if p == q else f"{name(p)} {name(q)}"
+        parts.append(("- " if c < 0 else "+ ") + (f"{abs(c)} " if abs(c) != 1 else "") + monomial)
+    return " ".join(parts).removeprefix("+ ")

@@ -10,6 +10,9 @@ from __future__ import annotations
 from claims.models._builders import (
     Block, Conv, Dense, NetworkBuilder, mlp, resnet, resnet_block, sequential, with_bias_column,
 )
+from claims.models._conservation import (
+    LieRank, Reparametrization, exact_rank, integer_point, lie_rank, reparametrization,
+)
 from claims.models._datasets import (
     digits,
 )
@@ -41,12 +44,12 @@ from claims.models._risk import (
 
 __all__ = [
     "Block", "Conv", "DagNetwork", "Dense", "EPS", "EULER", "ExplicitRungeKutta", "GradientFlow",
-    "GraphLayers", "HEUN", "LINEAR", "LOSSES", "LayeredNetwork", "NetworkBuilder",
-    "PathEnumeration", "RELU", "RK4", "Risk", "TreeNetwork", "UNIT_ROUNDOFF", "UnrolledTree",
+    "GraphLayers", "HEUN", "LINEAR", "LOSSES", "LayeredNetwork", "LieRank", "NetworkBuilder",
+    "PathEnumeration", "RELU", "RK4", "Reparametrization", "Risk", "TreeNetwork", "UNIT_ROUNDOFF", "UnrolledTree",
     "activation_name", "active_neurons", "count_paths", "decomposition_tolerance",
-    "dense_after_conv", "digits", "gamma", "homogeneous_activation", "integrate", "kernel_rows",
-    "logistic_loss", "matrix_key", "mlp", "path_enumeration", "pull_back", "pull_back_order",
-    "reference_solution", "regularized_batch_risk", "resnet", "resnet_block", "rounding_depth",
+    "dense_after_conv", "digits", "exact_rank", "gamma", "homogeneous_activation", "integer_point", "integrate", "kernel_rows",
+    "lie_rank", "logistic_loss", "matrix_key", "mlp", "path_enumeration", "pull_back", "pull_back_order",
+    "reference_solution", "regularized_batch_risk", "reparametrization", "resnet", "resnet_block", "rounding_depth",
     "sequential", "sign", "singular_value_rounding", "squared_loss", "theorem1_pair",
     "tree_network", "unrolled_tree", "with_bias_column",
 ]

@@ -23,6 +23,7 @@ from claims.report._parts import (
     TEST_HEADER,
     Markup,
     claim_heading,
+    statement_label,
     counterexample_parts,
     finding_parts,
     papers_parts,
@@ -134,7 +135,7 @@ def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None
     out = [
         f'<section id="{claim_id}" class="claim">',
         f'<h2><a href="#{claim_id}">{_escape(claim_heading(c))}</a></h2>',
-        f'<p class="statement">Statement (as printed): {_escape(c["statement"])}</p>',
+        f'<p class="statement">{statement_label(c)}: {_escape(c["statement"])}</p>',
         *(['<h3>How the suite reads it</h3>'] + [f"<p>{HTML.join(parts)}</p>" for parts in reading_parts(c)]
           if reading_parts(c) else []),
         f'<p class="verdict-line v-{_escape(c["verdict"])}">{HTML.join(verdict_parts(c))}</p>',

@@ -14,6 +14,7 @@ from claims.report._parts import (
     TEST_HEADER,
     Markup,
     claim_heading,
+    statement_label,
     counterexample_parts,
     finding_parts,
     papers_parts,
@@ -60,7 +61,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     for c in report["claims"]:
         if not shows_section(c):
             continue
-        lines += [f"## {claim_heading(c)}", "", f"Statement (as printed): {c['statement']}", ""]
+        lines += [f"## {claim_heading(c)}", "", f"{statement_label(c)}: {c['statement']}", ""]
         how = reading_parts(c)
         if how:
             lines += ["### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]

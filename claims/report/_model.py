@@ -34,7 +34,8 @@ Evidence by kind (additive to schema 2): each test entry and each claim entry ha
 tallied per kind of check (``claims.evidence._kinds``; a claim's over its evidence tests), from which the
 report's headline figures are read (``claims.report._headline``); the claim-level ``max_error``,
 ``tolerance``, ``margin`` and ``min_slack`` stay, as the comparison of runs reads them. A claim entry also
-has ``tested_as`` and ``extraction`` from the registry, apart from its ``statement`` as printed. A report
+has ``tested_as`` and ``extraction`` from the registry, apart from its ``statement`` as printed, and ``origin``
+(``"paper"``, or ``"suite"`` for the suite's own question about a paper: its statement is no quotation). A report
 written before these keys is read as before (its headline from its recorded cases).
 """
 
@@ -491,6 +492,7 @@ def claim_entry(
         "statement": claim.statement,
         "tested_as": claim.tested_as or None,
         "extraction": claim.extraction or None,
+        "origin": claim.origin,
         "verdict": verdict,
         "why": why,
         "correction": "; ".join(corrections) or None,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from claims.evidence._kinds import KEPT, kind_of
+from claims.evidence._paper import SUITES_QUESTION
 from claims.report._headline import (
     case_text,
     claim_headline,
@@ -189,10 +190,17 @@ def claim_heading(c: dict[str, Any]) -> str:
     return f"{c['id']}: {c['title']} ({c['ref']}, {c['paper']})"
 
 
+def statement_label(c: dict[str, Any]) -> str:
+    """"Statement (as printed)", or, for the suite's own question about a paper, "Question (the suite's)"."""
+    return "Question (the suite's own, not the paper's)" if c.get("origin") == "suite" else "Statement (as printed)"
+
+
 def reading_parts(c: dict[str, Any]) -> list[Parts]:
     """How the suite reads the statement, apart from the statement as printed: how it is tested, and how
     the paper's text was read where its extraction garbles it (a report from before: none)."""
     out = []
+    if c.get("origin") == "suite":
+        out.append([Strong("The suite's own question."), f" {SUITES_QUESTION}"])
     if c.get("tested_as"):
         out.append([Strong("Tested as."), f" {c['tested_as']}"])
     if c.get("extraction"):

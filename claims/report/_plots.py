@@ -391,3 +391,39 @@ def plot_layer_bounds(rows: Sequence[Mapping[str, Any]], *, title: str):
     _figure_legend(figure, [Line2D([], [], ls="none", marker=marker, mfc="none", color="black", label=label)
                             for marker, label in RATIO_MARKERS.values()])
     return figure
+
+
+def plot_law_counts(rows: Sequence[Mapping[str, Any]], *, title: str):
+    """Two panels from rows {"family", "D", "counted", "predicted", "seconds"}: counted against predicted
+    (one color per family, markers jittered by up to 0.15 so that equal counts stay visible, the diagonal
+    dashed), and the time against D (log y)."""
+    figure, (counts, cost) = new_figure(2, title=title)
+    families = sorted({row["family"] for row in rows})
+    for i, family in enumerate(families):
+        mine = [row for row in rows if row["family"] == family]
+        jitter = [0.15 * math.sin(7.0 * k + i) for k in range(len(mine))]
+        counts.scatter([r["predicted"] + j for r, j in zip(mine, jitter)], [r["counted"] + j for r, j in zip(mine, jitter)],
+                       s=14, color=COLORS[i % len(COLORS)], label=family, alpha=0.8)
+        cost.scatter([r["D"] for r in mine], [r["seconds"] for r in mine], s=14, color=COLORS[i % len(COLORS)], alpha=0.8)
+    top = max([max(r["counted"], r["predicted"]) for r in rows], default=1) + 1
+    counts.plot([0, top], [0, top], color="black", lw=1, ls="--", label="counted = predicted")
+    counts.set_xlabel("laws given by Lemma 2 and Theorem 1")
+    counts.set_ylabel("laws counted (D - dim Lie)")
+    _legend(counts)
+    log_scale(cost, "y")
+    cost.set_xlabel("parameters D")
+    cost.set_ylabel("seconds (exact ranks)")
+    return figure
+
+
+def plot_cost_against_size(rows: Sequence[Mapping[str, Any]], *, title: str):
+    """Rows {"label", "D", "seconds"}: the counter's time against D, one line per label (log y)."""
+    figure, (axes,) = new_figure(1, title=title)
+    for i, label in enumerate(sorted({row["label"] for row in rows})):
+        mine = sorted((row["D"], row["seconds"]) for row in rows if row["label"] == label)
+        axes.plot([d for d, _ in mine], [s for _, s in mine], marker="o", color=COLORS[i % len(COLORS)], label=label)
+    log_scale(axes, "y")
+    axes.set_xlabel("parameters D")
+    axes.set_ylabel("seconds")
+    _legend(axes)
+    return figure

@@ -385,4 +385,38 @@ CLAIMS: tuple[Claim, ...] = (
             "length, each path's hypotheses checked and counted; the alignment also as a trend in arc length."
         ),
     ),
+    Claim(
+        id="LJ22.X1",
+        paper="LJ22",
+        ref="Lemma 2 and Theorem 1, beyond the paper",
+        title="Are Lemma 2's and Theorem 1's invariants all the conservation laws?",
+        statement=(
+            "For every feedforward architecture of the kinds the paper treats (DAGs with skip connections and "
+            "ReLU, leaky or linear vertices; fully-connected networks with or without biases; ResNetIdentity, "
+            "ResNetDiagonal and ResNetFree blocks; linear layers and linear convolutions), the number of "
+            "independent conservation laws of gradient flow that hold for every data set and loss, D - dim "
+            "Lie{grad phi_k}(theta) at a generic theta (Marcotte, Gribonval & Peyre 2023; D free parameters, "
+            "phi the path products h of Definition 4 summed over the paths that share an input and the same "
+            "non-linear vertices), equals the number of independent laws that Lemma 2 (Eqs. (4) and (5)) and "
+            "Theorem 1 (Eq. (6), whole matrix for linear layers) give for it."
+        ),
+        kind="identity",
+        notes=(
+            "Refuted on an architecture where the count exceeds the prediction: the paper's invariants are then "
+            "not all that gradient flow conserves there; the missing count is reported per architecture. A count "
+            "below the prediction would mean a predicted law is not conserved.",
+        ),
+        tested_as=(
+            "Exact ranks in rational arithmetic at random integer points (sympy sparse polynomials; ranks by "
+            "DomainMatrix over QQ): the Lie algebra grown by right-nested brackets with the generators until a "
+            "level adds nothing; each predicted law checked conserved as a polynomial identity (grad Q . grad phi_g "
+            "= 0). Where counted = predicted the count is certified at the point (the predicted laws bound the "
+            "algebra's dimension above, the exact rank below); otherwise the largest exact rank over two random "
+            "points is taken (exact at generic points). phi's factoring of the network and the reference counts "
+            "(two-layer ReLU: one law per hidden neuron; two-layer linear of width r <= d: r(r+1)/2) are tested; "
+            "the count is of laws that hold for every activation pattern (the gates sigma' of the non-linear "
+            "vertices free)."
+        ),
+        origin="suite",
+    ),
 )
