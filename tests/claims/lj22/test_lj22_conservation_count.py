@@ -27,6 +27,7 @@ from claims import (
     record_note,
     record_series,
 )
+from claims.evidence import active_profile
 from claims.lj22 import (
     convolution_invariants, count_laws, describe_law, missing_laws, twin_balances, vertex_balances,
 )
@@ -36,6 +37,8 @@ from claims.strategies import law_architectures, sequential_networks
 
 X1 = pytest.mark.claim("LJ22.X1")
 X1_CONTROL = pytest.mark.claim("LJ22.X1", negative_control=True)
+MAX_PARAMETERS = {"dev": 14, "ci": 14, "nightly": 20}
+"""The largest architecture drawn (free parameters): nightly draws 2000 up to D = 20, dev and ci 100 up to 14."""
 
 
 def architecture(family: str, network) -> str:
@@ -62,7 +65,7 @@ def test_lj22_laws_against_all_the_laws():
     """Every drawn architecture: counted against predicted; a count above the prediction is a counterexample."""
     rows, found = [], {}
 
-    @given(law_architectures())
+    @given(law_architectures(MAX_PARAMETERS[active_profile()]))
     def run(drawn):
         family, network = drawn
         start = time.perf_counter()
