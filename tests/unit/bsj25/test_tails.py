@@ -1,6 +1,7 @@
 """Unit tests of ``claims.bsj25._tails`` (Section 5's plateau remark): from which layer a direction's W_l are rank
 one (``rank_one_tail``) and its ReLUs act as the identity (``linear_tail``), and the single path as a parameter
-vector (``single_path_direction``)."""
+vector (``single_path_direction``); and ``claims.bsj25._s_time.residual_lipschitz`` (BSJ25.S22's convergence
+tolerance: how far the tangential residual moves per unit change of the direction)."""
 
 from __future__ import annotations
 
@@ -76,3 +77,28 @@ def test_single_path_direction_rejects_depth_one_and_a_dead_path():
         single_path_direction(-torch.ones(3, dtype=F64), x, torch.ones(1, 4, dtype=F64), ((2, 3), (1, 2)))
     assert math.isfinite(float(single_path_direction(torch.ones(3, dtype=F64), x, torch.ones(1, 4, dtype=F64),
                                                      ((2, 3), (1, 2))).sum()))
+
+
+def test_residual_lipschitz_bounds_the_residual_change_near_an_escape_direction():
+    """``claims.bsj25._s_time.residual_lipschitz``: at a computed escape direction, r(theta + delta) - r(theta) stays
+    within K ||delta|| (+ the rounding of r) for small random delta, and K is attained to first order along some
+    delta (the Riemannian Hessian's top eigenvector): the bound is not loose by more than the factor (1 + r)."""
+    from claims.bsj25._s_time import residual_lipschitz, residual_rounding, tangential_residual
+    from claims.bsj25._solver import solve_escape
+
+    instance = random_instance(2200, 4, 10, 2, positive=True)  # positive inputs: a smooth optimum
+    shapes = instance.shapes(3, 4)
+    found = solve_escape(instance.x, instance.g, shapes, restarts=8)
+    theta = found.rho / torch.linalg.vector_norm(found.rho)
+    k = residual_lipschitz(theta, shapes, instance.x, instance.g)
+    base = tangential_residual(theta.numpy(), shapes, instance.x.numpy(), instance.g.numpy())
+    rounding = residual_rounding(theta, shapes, instance.x, instance.g)
+    gen = torch.Generator().manual_seed(3)
+    changes = []
+    for _ in range(20):
+        delta = torch.randn(len(theta), generator=gen, dtype=F64)
+        delta = 1e-7 * delta / torch.linalg.vector_norm(delta)
+        moved = tangential_residual((theta + delta).numpy(), shapes, instance.x.numpy(), instance.g.numpy())
+        changes.append(abs(moved - base) / 1e-7)
+        assert abs(moved - base) <= k * 1e-7 * (1 + 1e-3) + 2 * rounding
+    assert max(changes) > 0.05 * k  # random directions see a fair share of K
