@@ -10,7 +10,8 @@ sphere), ``_polish`` (the kink pattern and the frozen KKT system: Newton, SLSQP)
 single path by exhaustive search, how the restarts found an optimum), ``_solver``
 (``solve_escape``: the stages together), ``_clarke`` (the Clarke form of Definition 2.1 at kinks);
 ``_linear`` (Section 5: linear networks' L_0, optimal speed sigma_1(G X^T), search, flow, rank-one and
-balance measures); ``_flows`` (gradient flow on L_0, Proposition 2.2's closed
+balance measures); ``_tails`` (Section 5's plateau remark: from which layer a direction's W_l are rank
+one and its ReLUs act as the identity, the single path as a parameter vector); ``_flows`` (gradient flow on L_0, Proposition 2.2's closed
 forms, escape times, the output bound), ``_bounds`` (Theorem 3.1 / A.7 and Proposition 3.3 / A.5:
 the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_small_init``
 (Section 3.3: gradient descent from small initialization on digits).
@@ -50,10 +51,13 @@ from claims.bsj25._saddle import (
     p34_required, parameter_count, rounding_depth, shapes_of, unflatten,
 )
 from claims.bsj25._s_time import (
-    SphereFlow, STimeSolution, s_time_flow, sphere_flow, tangential_residual,
+    SphereFlow, STimeSolution, residual_lipschitz, residual_rounding, s_time_flow, sphere_flow, tangential_residual,
 )
 from claims.bsj25._search import (
     deepen, deepened_start, random_starts,
+)
+from claims.bsj25._tails import (
+    linear_tail, rank_one_tail, single_path_direction,
 )
 from claims.bsj25._small_init import (
     PlateauRule, SmallInitConfig, detect_plateau, train_on_digits,
@@ -71,7 +75,8 @@ __all__ = [
     "flow_rank_one_tolerance", "flow_relative_error", "linear_flow", "linear_loss", "linear_search", "linear_speed",
     "optimal_linear_direction", "optimal_linear_speed", "rank_one_ratios", "rank_one_rounding", "rank_one_start",
     "speed_rounding",
-    "SphereFlow", "STimeSolution", "s_time_flow", "sphere_flow", "tangential_residual",
+    "linear_tail", "rank_one_tail", "single_path_direction",
+    "SphereFlow", "STimeSolution", "residual_lipschitz", "residual_rounding", "s_time_flow", "sphere_flow", "tangential_residual",
     "ClarkeStationarity", "clarke_pattern", "clarke_stationarity", "generalized_gradient", "kink_tangent_step",
     "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",
     "PlateauRule", "S1", "S2", "SCHEMES", "SUCCESS_MARGIN", "SmallInitConfig", "absolute_forward",

@@ -7,6 +7,7 @@ flow, ``scipy.integrate.solve_ivp`` DOP853) and records theta where s crosses ea
 ``sphere_flow`` integrates the normalized dynamics in s directly. Both report their right-hand-side
 evaluations and the local error bound per evaluation (``claims.bsj25._flows.FlowSolution.local_error``'s
 convention): the integrator's tolerance on theta_bar is evaluations x (rtol + sqrt(P) atol / ||theta||).
+``residual_lipschitz`` and ``residual_rounding`` turn an error on theta_bar into one on the tangential residual.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 import torch
 
 from claims.bsj25._flows import value_and_gradient
-from claims.bsj25._saddle import Shapes
+from claims.bsj25._saddle import Shapes, loss_of_theta
 
 
 @dataclass(frozen=True)
@@ -122,3 +123,45 @@ def sphere_flow(
     residuals = np.array([tangential_residual(d, shapes, x_np, g_np) for d in directions])
     tolerance = count[0] * (rtol + math.sqrt(size) * atol)
     return SphereFlow(s_eval, torch.from_numpy(directions), residuals, count[0], tolerance)
+
+
+def residual_lipschitz(direction: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> float:
+    """How far the tangential residual r(theta) = ||P grad L_0(theta)|| / ||grad L_0(theta)|| (P = I - theta theta^T
+    / ||theta||^2; ``tangential_residual``) can move per unit of perturbation of the unit direction theta, to first
+    order: |r(theta + delta) - r(theta)| <= K ||delta|| + O(||delta||^2) with
+
+        K = ||P (H - lambda I) P||_op / ||grad L_0|| + r(theta),   lambda = theta^T grad L_0(theta) = L L_0(theta),
+
+    H the Hessian of L_0 at theta (``torch.func.hessian``; relu'(0) = 0 on a kink, the piece torch picks).
+    Derivation: r is scale invariant (grad L_0 is (L-1)-homogeneous, P is not changed by scaling), so only the
+    tangential part delta_T (||delta_T|| <= ||delta||) counts; along it, d(P grad) = P H delta_T - delta_T lambda -
+    theta (delta_T^T grad) and |delta_T^T grad| = |delta_T^T P grad| <= ||delta_T|| r ||grad||; the denominator
+    ||grad|| moves by O(||delta||) and multiplies r, a term of the same form. At an escape direction K is the
+    Riemannian Hessian's norm over the speed; this is what turns an integrator's error on theta_bar into an error on
+    the residual (BSJ25.S22's convergence check)."""
+    theta = (direction / torch.linalg.vector_norm(direction)).to(torch.float64)
+    loss = loss_of_theta(shapes, x, g)
+    gradient = torch.func.grad(loss)(theta)
+    hessian = torch.func.hessian(loss)(theta)
+    eigenvalue = float(gradient @ theta)
+    projector = torch.eye(len(theta), dtype=torch.float64) - torch.outer(theta, theta)
+    riemannian = projector @ (hessian - eigenvalue * torch.eye(len(theta), dtype=torch.float64)) @ projector
+    size = float(torch.linalg.vector_norm(gradient))
+    residual = float(torch.linalg.vector_norm(projector @ gradient)) / size
+    return float(torch.linalg.matrix_norm(riemannian, ord=2)) / size + residual
+
+
+def residual_rounding(direction: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> float:
+    """The float64 error of ``tangential_residual`` at a unit direction: each gradient entry is within gamma_k
+    (grad A(|theta|))_i (A the absolute loss, k = ``certificate_depth``: ``claims.bsj25._certificate``), so the
+    numerator ||P grad|| and the denominator ||grad|| each move by at most gamma_k ||grad A(|theta|)||; the
+    ratio (<= 1) by at most twice that over ||grad L_0||."""
+    from claims.bsj25._certificate import certificate_depth
+    from claims.bsj25._search import batched_value_and_gradient
+    from claims.models._numerics import gamma
+
+    theta = (direction / torch.linalg.vector_norm(direction)).to(torch.float64)
+    _, gradient = batched_value_and_gradient(theta[None], shapes, x, g)
+    _, absolute = batched_value_and_gradient(theta.abs()[None], shapes, x.abs(), g.abs(), linear=True)
+    k = certificate_depth(shapes, x.shape[1])
+    return 2 * gamma(k) * float(torch.linalg.vector_norm(absolute[0])) / float(torch.linalg.vector_norm(gradient[0]))

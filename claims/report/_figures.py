@@ -126,10 +126,11 @@ def _free(figure) -> None:
 
 def _arrange(figure, footer: float) -> None:
     """Fixed margins (``MARGINS``, inches): the footer and a figure legend (placed just above the
-    footer) at the bottom, the suptitle and the panels' titles at the top."""
+    footer; ``MARGINS["legend"]`` per row of it) at the bottom, the suptitle and the panels' titles at the top."""
     width, height = figure.get_size_inches()
     m = MARGINS
-    legend = m["legend"] if figure.legends else 0.0
+    rows = max((-(-len(item.legend_handles) // max(item._ncols, 1)) for item in figure.legends), default=0)
+    legend = m["legend"] * rows  # one row of a figure legend per m["legend"]
     for item in figure.legends:
         item.set_bbox_to_anchor((0.5, (footer + 0.02) / height), transform=figure.transFigure)
     panels = max(1, len([a for a in figure.axes if a.get_subplotspec() is not None]))

@@ -427,3 +427,54 @@ def plot_cost_against_size(rows: Sequence[Mapping[str, Any]], *, title: str):
     axes.set_ylabel("seconds")
     _legend(axes)
     return figure
+
+
+U_NORM_STYLES = ("-", "--", ":", "-.")
+
+
+def plot_ratios_against_eps(rows: Sequence[Mapping[str, Any]], *, title: str):
+    """BSJ25.P33: rows of the "Proposition 3.3 per layer" series (``labels``, ``eps_relative``, ``u_norm``,
+    ``depth``, ``layers``, ``bound``, ``weight``, ``activation``, ``nonlinearity``), one panel per label family:
+    against eps / ||u|| (log x), the largest of each ratio over the layers the corrected statement covers (W_l at
+    every layer, the activation ratios at the hidden layers l < L; markers, one color per ||u||), the output
+    layer's ||Z^s_L - Z_L||^2 / ||Z_L||^2 (crosses: the printed statement's counterexamples) and the bound
+    8 ||G|| eps / (s* - ||G|| eps), which does not depend on l (a line per ||u|| where positive; where it is
+    negative, a filled triangle on the top edge). Ratios below ``RATIO_FLOOR`` are drawn at it."""
+    families = list(dict.fromkeys(row["labels"] for row in rows))
+    norms = sorted({row["u_norm"] for row in rows})
+    figure, axes = new_figure(len(families), size=(9.0, 4.0), title=title, sharey=True)
+    top = 10.0
+    for ax, family in zip(axes, families):
+        mine = sorted((r for r in rows if r["labels"] == family), key=lambda r: r["eps_relative"])
+        for k, u_norm in enumerate(norms):
+            color, style = COLORS[k % len(COLORS)], U_NORM_STYLES[k % len(U_NORM_STYLES)]
+            those = [r for r in mine if r["u_norm"] == u_norm]
+            for key, (marker, _) in RATIO_MARKERS.items():
+                ys = [max(max((v for layer, v in zip(r["layers"], r[key]) if key == "weight" or layer < r["depth"]),
+                              default=0.0), RATIO_FLOOR) for r in those]
+                ax.plot([r["eps_relative"] for r in those], ys, ls="none", marker=marker, ms=4.5, mfc="none",
+                        color=color)
+            ax.plot([r["eps_relative"] for r in those], [max(r["nonlinearity"][-1], RATIO_FLOOR) for r in those],
+                    ls="none", marker="x", ms=5, color=color)
+            positive = [(r["eps_relative"], min(r["bound"], top)) for r in those if r["bound"] > 0]
+            if positive:
+                ax.plot(*zip(*positive), color=color, lw=1.2, ls=style)
+            negative = [r["eps_relative"] for r in those if r["bound"] <= 0]
+            ax.plot(negative, [top] * len(negative), ls="none", marker="v", ms=6, color=color)
+        ax.axhline(1, color="grey", lw=0.7, ls=":")
+        log_scale(ax)
+        ax.set_ylim(RATIO_FLOOR / 3, top * 3)
+        ax.set_xlabel("eps / ||u||", fontsize=8)
+        ax.set_title(f"{family} ({len(mine)} minimizers)", fontsize=9)
+        ax.tick_params(which="both", labelsize=7)
+        ax.grid(alpha=0.3, lw=0.5)
+    axes[0].set_ylabel(f"largest ratio over l (< {RATIO_FLOOR:g}: at the bottom); bound", fontsize=8)
+    Line2D = _line2d()
+    entries = [Line2D([], [], ls="none", marker=marker, mfc="none", color="black", label=label)
+               for marker, label in RATIO_MARKERS.values()]
+    entries.append(Line2D([], [], ls="none", marker="x", color="black", label="output ||Z^s_L - Z_L||^2 / ||Z_L||^2"))
+    entries += [Line2D([], [], color=COLORS[k % len(COLORS)], ls=U_NORM_STYLES[k % len(U_NORM_STYLES)],
+                       label=f"bound, ||u|| = {u_norm:g}") for k, u_norm in enumerate(norms)]
+    entries.append(Line2D([], [], ls="none", marker="v", color="black", label="bound < 0 (on the top edge)"))
+    figure.legend(handles=entries, loc="lower center", ncol=4, fontsize=7, frameon=False)
+    return figure

@@ -264,6 +264,33 @@ CLAIMS: tuple[Claim, ...] = (
         ),
     ),
     Claim(
+        id="BSJ25.S5P",
+        paper="BSJ25",
+        ref="Section 5, conjecture (2), last paragraph",
+        title="s*(L) plateaus from L_0 exactly when an optimal direction has rank-one layers from L_0 on",
+        statement=(
+            "Note that if we assume that the optimal escape direction s*(L), plateaus after a certain L_0, i.e. "
+            "s*(L) = s*(L_0) for all L >= L_0, then Proposition 3.2 already implies that there is an optimal escape "
+            "direction where all layers l >= L_0 are rank 1. Conversely, if there is an optimal escape directions "
+            "with only rank 1 layers after the L_0-th layer, then s*(L) = s*(L_0) for all L >= L_0."
+        ),
+        kind="construction, identity",
+        notes=(),
+        tested_as=(
+            "Forward: on random data where cold-started optima (32 restarts, widths 3 and 6, depths 2-5) show the "
+            "plateau, Appendix A.3's extension of the depth-L_0 optimum to each depth L > L_0 has rank-one layers "
+            "l >= L_0 and no cold-started depth-L optimum is faster. Converse: at optimal directions whose layers "
+            "from L_0 on are rank one (Example 1's Eq. (2) and the solver's optimum at depth 3; the plateau data's "
+            "single paths), s*(L) against s*(L_0), with s*(2) = the best single path's speed (exhaustive)."
+        ),
+        extraction=(
+            "Section 5, conjecture (2) ('Exact rank 1 at most layers'), the paragraph after it; 'the optimal escape "
+            "direction s*(L)' read as the optimal speed. The converse read per depth: an optimal depth-L direction "
+            "(L > L_0) whose layers after the L_0-th are rank one gives s*(L) = s*(L_0); Example 1's counterexample "
+            "has rank-one layers l >= L_0 = 2, so it holds under both 'after' (l > L_0) and 'from' (l >= L_0)."
+        ),
+    ),
+    Claim(
         id="BSJ25.F2",
         paper="BSJ25",
         ref="Section 4.1 / Fig. 2",
