@@ -137,11 +137,18 @@ def details(result: DesignResult, **more) -> dict:
     return dict(scale=result.scale, memo_scale=MEMO_SCALES["F1"], epochs=EPOCHS, **more)
 
 
+def case_details(result: DesignResult, **more) -> dict:
+    """``details`` for the checks whose own ``scale`` argument is a number: the design's scale under another key."""
+    numbers = details(result, **more)
+    numbers["design_scale"] = numbers.pop("scale")
+    return numbers
+
+
 def judge_lower_bound(design_runner, loss: str, control: bool) -> None:
     """Sentence 1: each lambda > 0 run either goes to the zero function or has d stop decaying over the last
     decade (slope >= -log10 2); the control: the lambda = 0 twins' d keeps decaying (the same check rejects)."""
     result, table, gone = prepared(design_runner, loss)
-    slope_details = details(result, response="slope of log10 d against log10 epoch over the last decade",
+    slope_details = case_details(result, response="slope of log10 d against log10 epoch over the last decade",
                             bound="-log10 2 (d falls by less than half over the decade)")
     if control:
         for seed, run in sorted(table[0.0].items()):
@@ -162,7 +169,7 @@ def judge_lower_bound(design_runner, loss: str, control: bool) -> None:
     for run in gone:
         loss_at_end = run.record["train_loss"][-1]
         check_close(loss_at_end, ZERO_FUNCTION_LOSS[loss], 1e-6, scale=ZERO_FUNCTION_LOSS[loss],
-                    **details(result, response="training loss of a run that went to W = 0"), seed=run.seed,
+                    **case_details(result, response="training loss of a run that went to W = 0"), seed=run.seed,
                     weight_decay=run.level)
     for lam in LAMBDAS[1:]:
         for seed, slope in sorted(slopes[lam].items()):
