@@ -10,8 +10,12 @@ engines back to back (rotating which goes first) on the same runs; medians and t
 loop are printed per thread setting (``--threads 0`` is torch's default, one per core). The
 engines' final parameters are compared, so all three are known to compute the same thing.
 
-``--sizing`` instead times one training of 18 runs for 30 epochs with the default engine at
-B = 8, 32 and 128, for sizing the test designs.
+``--sizing`` instead times, for sizing GP22's designs (tests/claims/gp22), one stacked training of the
+rank designs' network MLP-4-32 (momentum 0.9, eta 0.1, lambda 5e-3) at B = 16, 32, 128 and m = 1257 for 156
+steps with 8 and 64 runs, and prints the CPU milliseconds per step and per run-step: a design's cost is about
+steps x (per-step + runs x per-run-step). Measured on one thread (issue 23, a shared 2-core machine): at B = 32
+~0.5 ms per step plus ~0.08 ms per run-step; a full-batch (B = m) run-step ~39 times that (3.4 CPU-s per GD run
+of 1560 steps), which is why GP22.FB runs under nightly only.
 """
 
 from __future__ import annotations
@@ -65,15 +69,28 @@ def compare(args: argparse.Namespace, threads: int) -> None:
             )
 
 
+SIZING_ARCHITECTURE = "MLP-4-32"
+
+
 def sizing(args: argparse.Namespace) -> None:
+    import time
+
     torch.set_num_threads(args.threads[0] or DEFAULT_THREADS)
     data = digits()
-    architecture = Architecture.from_name(ARCHITECTURE, data.n_inputs, data.classes)
-    for batch in (8, 32, 128):
-        record = train(architecture, data, configs(18), batch, epochs=30, engine=DEFAULT_ENGINE)
+    architecture = Architecture.from_name(SIZING_ARCHITECTURE, data.n_inputs, data.classes)
+    steps = 156
+    for batch in (16, 32, 128, data.train_size):
+        cpu = {}
+        for count in (8, 64):
+            runs = [RunConfig(seed=r, learning_rate=0.1, weight_decay=5e-3, momentum=0.9) for r in range(count)]
+            start = time.process_time()
+            train(architecture, data, runs, batch, steps=steps, engine=DEFAULT_ENGINE)
+            cpu[count] = (time.process_time() - start) / steps * 1e3
+        per_run = (cpu[64] - cpu[8]) / 56
         print(
-            f"{torch.get_num_threads()} thread(s), 18 runs {ARCHITECTURE} B={batch:3d} 30 epochs "
-            f"({record.steps_done} steps, 31 records), {DEFAULT_ENGINE}: {record.wall_time:6.2f} s"
+            f"{torch.get_num_threads()} thread(s), {SIZING_ARCHITECTURE} B={batch:4d}, {DEFAULT_ENGINE}: "
+            f"{cpu[8]:6.2f} ms/step at 8 runs, {cpu[64]:6.2f} at 64: ~{cpu[8] - 8 * per_run:5.2f} ms per step "
+            f"+ {per_run:5.3f} ms per run-step"
         )
 
 

@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 
 Factor = Literal["batch_size", "learning_rate", "weight_decay"]
+LEVEL_SEED_STRIDE = 1000
+"""The distance between two levels' first seeds (more seeds than any design trains per level)."""
 Budget = Literal["epochs", "steps"]
 
 MEMO_SCALES = {
@@ -61,13 +63,32 @@ class Design:
     loss: str = "cross_entropy"
     record_every: int = 0
     """0: record only the start and the end; k: every k-th epoch as well."""
+    first_seed: int = 0
+    """Level k's seeds are first_seed + k * LEVEL_SEED_STRIDE + (0, 1, ...): every level has its own seeds
+    (its runs share no initialization or batch order with another level's), ``nightly``'s first seeds are
+    ``ci``'s runs, and designs whose first seeds lie LEVEL_SEED_STRIDE * (levels) apart share no run, so no
+    base group drives two factors' trends at once. 0 with ``shared_seeds``: the former layout (every level
+    seeds 0, 1, ...: paired runs, as Fig. 1's lambda = 0 twins need)."""
+    shared_seeds: bool = False
+    decay_product: float | None = None
+    """If given (a learning-rate design), each level's weight decay is decay_product / eta: eta * lambda
+    (and so eta * lambda * steps, the shrinkage weight decay applies) is held fixed across the levels."""
+
+    def _base_at(self, level: float) -> Base:
+        changes: dict[str, Any] = {self.factor: int(level) if self.factor == "batch_size" else level}
+        if self.decay_product is not None:
+            if self.factor != "learning_rate":
+                raise ValueError("decay_product couples the weight decay to a learning-rate factor")
+            changes["weight_decay"] = self.decay_product / level
+        return replace(self.base, **changes)
 
     def runs(self, seed_factor: int = 1) -> list[tuple[float, int, Base]]:
         """(level, seed, that run's configuration) for every run of the design."""
         return [
-            (level, seed, replace(self.base, **{self.factor: int(level) if self.factor == "batch_size" else level}))
-            for level in self.levels
-            for seed in range(self.seeds * seed_factor)
+            (level, start + i, self._base_at(level))
+            for k, level in enumerate(self.levels)
+            for start in [self.first_seed + (0 if self.shared_seeds else k * LEVEL_SEED_STRIDE)]
+            for i in range(self.seeds * seed_factor)
         ]
 
     def scale(self, dataset: Any, seed_factor: int = 1) -> dict[str, Any]:
@@ -82,6 +103,8 @@ class Design:
             "factor": self.factor,
             "base": asdict(self.base),
             "loss": self.loss,
+            "first_seed": self.first_seed,
+            **({"decay_product": self.decay_product} if self.decay_product is not None else {}),
         }
 
 

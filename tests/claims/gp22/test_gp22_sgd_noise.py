@@ -1,24 +1,38 @@
 """GP22.F1 (Section 4.2 / Fig. 1): with weight decay SGD keeps moving, without it the iterates
-nearly stop.
+nearly stop; and, as a finding of F1's runs, GP22.P1's training side (Proposition 1's verdict rests on
+its convergence points, test_gp22_convergence.py).
 
 Section 4.2's measure d(W_{t+1}, W_t) = (1/|E_T|) sum ||W^{pq}_{t+1} - W^{pq}_t|| between
 consecutive epochs (``claims.gp22._records.TrainingRecord.distance``, Frobenius norm), on MLP-4-32 trained
 as the memo trains MLP-5-2000 for Fig. 1: mini-batch SGD with B = 128 and eta = 0.1, no momentum
-or schedule, lambda in {0, 1e-4, 1e-3, 1e-2}, once with cross-entropy and once with the squared loss;
-on scikit-learn's digits instead of MNIST/CIFAR10, for 100 epochs instead of 2000.
+or schedule, lambda in {0, 1e-3, 1e-2}, once with cross-entropy and once with the squared loss, on
+scikit-learn's digits instead of MNIST/CIFAR10. The memo trains 2000 epochs; so does ``nightly``
+(``DECIDING_EPOCHS``); ``ci`` trains 200 (``CI_EPOCHS``), too short to decide either sentence (below).
+Every lambda > 0 run has a lambda = 0 twin (the same seed: the same initialization and batches).
 
-Two statements, each a trend test fixed before the data (``claims.TrendRule``):
+The two printed sentences, each tested as printed, with its rule fixed before the data:
 
-- "with lambda = 0 it is orders of magnitude smaller": log10 d at the last epoch, lambda = 0 runs
-  (level 0) against lambda > 0 runs (level 1): one-sided permutation test of Spearman's rho, and
-  the Theil-Sen slope (the median over all cross pairs of the log10 ratio) with its interval above
-  2: two orders of magnitude;
-- "does not converge [with lambda > 0]" while lambda = 0 nearly does: the ratio d_lambda / d_0 (the
-  same seed with and without weight decay) grows with the length of training; every training
-  length has its own seeds, so the runs at different levels are independent.
+- "with lambda > 0 ... d(W_{t+1}, W_t) is clearly lower bounded by a positive constant" (unless W_t -> 0):
+  over the last decade of epochs [T/10, T], the least-squares slope of log10 d against log10 epoch
+  (one record every 10 epochs). A d that tends to a positive constant has slope -> 0; the bound, fixed
+  before the data, is ``HALVING`` = -log10 2: d falls by less than half over the decade. Each lambda > 0
+  run that did not collapse must have slope >= -log10 2 (``check_inequality``); a run whose weights went to
+  zero (||W||^2 below 1e-6 of its start) is the memo's stated other outcome, "W_t converges to zero and f_W
+  to the zero function", and is tested as that: its training loss is the zero function's (log 10 for
+  cross-entropy, 1 for the squared loss) to 1e-6. Negative control: the same check on the lambda = 0 twins
+  (the hypothesis lambda > 0 removed) must reject them: d_0 keeps decaying.
+- "the term d(W_{t+1}, W_t) ... is smaller by orders of magnitude when using lambda = 0": log10 d at the last
+  epoch, lambda = 0 against lambda > 0 (not collapsed); "orders of magnitude" (plural) is fixed as at least
+  two decades, ratio >= 100: the Theil-Sen slope between the groups (the median log10 ratio over all cross
+  pairs) with its 90 % interval above 2 (``ORDERS_OF_MAGNITUDE``). One decade (ratio >= 10) is a finding
+  beside it. The ratio's trajectory (median over seeds, every 10 epochs) is the figure.
 
-A run whose weights go to zero (||W||^2 below 1e-6 of its start) is the memo's exception: counted
-and reported apart. The negative controls run the same rules with the labels permuted.
+Pilot (this module's design, 3 seeds, 2000 epochs, cross-entropy; 38 CPU-s): at lambda = 1e-2 the ratio
+d_lambda / d_0 is 1.2-4.3 at epoch 100, 1.1-19 at 200, 24-40 at 400, 61-164 at 1000 and 91-169 at 2000 (one
+seed collapsed to W = 0 by epoch 200); at lambda = 1e-3 20-31 at 2000. The last-decade slope of d at 2000
+epochs: lambda = 1e-2 -0.15 and -0.02, lambda = 1e-3 -0.44 to -0.49, lambda = 0 -1.28 to -1.29; at 200 epochs
+(ci) lambda = 1e-2 -0.09 and -0.77, lambda = 0 -2.2: at ci's length d_lambda is still in its transient, so
+``ci`` declares the lower-bound sentence inconclusive (with its slopes) and ``nightly`` decides it.
 """
 
 from __future__ import annotations
@@ -26,41 +40,59 @@ from __future__ import annotations
 import math
 import statistics
 
+import numpy as np
 import pytest
 
-from claims import TrendRule, check_trend, check_trend_rejected, record_figure, record_note, record_series
-from claims.evidence import permuted_levels, recorded_series, training_length_factor
+from claims import (
+    TrendRule,
+    check_close,
+    check_inequality,
+    check_inequality_rejected,
+    check_trend,
+    check_trend_rejected,
+    declare_verdict,
+    finding,
+    record_figure,
+    record_note,
+    record_series,
+)
+from claims.evidence import active_profile, permuted_levels, seed_factor
 from claims.gp22 import MEMO_SCALES, Base, Design, DesignResult, register
 from claims.report import plot_over_time
 
 F1 = pytest.mark.claim("GP22.F1")
-P1 = pytest.mark.claim("GP22.P1")
 
-LAMBDAS = (0.0, 1e-4, 1e-3, 1e-2)
-"""The memo's lambda = 1e-4 and 1e-3, and 1e-2: the memo trains ~940 000 steps (MNIST, 2000 epochs
-at B = 128) and this design 900, and weight decay acts through 2 eta lambda per step, so 1e-2 here
-is the nearest match of the memo's 2 eta lambda T for lambda = 1e-5 to 1e-4 that still trains."""
-LENGTHS = tuple(epochs * training_length_factor() for epochs in (25, 50, 75, 100))
-"""Training lengths (epochs) of the growth test, 4x longer under ``nightly``; seed group k is read
-at LENGTHS[k]."""
-SEEDS_PER_LENGTH = 3
-RECORD_EVERY = LENGTHS[0]
-"""Records (d over one epoch, loss, ranks) at every training length above (and in between)."""
+LAMBDAS = (0.0, 1e-3, 1e-2)
+"""lambda = 0 (the twins), the memo's lambda = 1e-3, and 1e-2: the memo trains ~940 000 steps (MNIST, 2000
+epochs at B = 128) and this design 18 000 at most, and weight decay acts through 2 eta lambda per step, so
+1e-2 here is the nearest match of the memo's 2 eta lambda T for lambda = 1e-4 to 1e-3 that still trains."""
+DECIDING_EPOCHS = 2000
+"""The memo's length, trained under ``nightly``: where the pilot's d_lambda has stopped decaying."""
+CI_EPOCHS = 200
+"""``ci``'s length: the ratio's trajectory and slopes are recorded, and neither sentence is decided."""
+EPOCHS = DECIDING_EPOCHS if active_profile() == "nightly" else CI_EPOCHS
+SEEDS = 3
+"""Seeds per lambda (``nightly``: 9). A two-group design of 3 + 3 runs detects rho >= 0.87 only; the
+"orders of magnitude" rule rests on the Theil-Sen interval of the log ratio (9 cross pairs; 81 under nightly)."""
+RECORD_EVERY = 10
+"""d over one epoch recorded every 10 epochs: 19 records in ci's last decade [20, 200], 181 in nightly's."""
+HALVING = -math.log10(2)
+"""The slope bound of "lower-bounded by a positive constant": d falls by less than half over the last decade."""
 ORDERS_OF_MAGNITUDE = TrendRule("increasing", min_slope=2.0)
-"""log10 d rises from lambda = 0 to lambda > 0 by at least 2 (two decades): the Theil-Sen slope between
-the two groups (the median over all cross pairs, unpaired) with its interval above 2. Why a design can fail
-it: log10 d of a positive distance has no ceiling or floor (d = 0 would be non-finite, never evidence), so
-none is stated; only tied responses (or a design without power) make it uninformative."""
-GROWTH = TrendRule("increasing")
-"""log10(d_lambda / d_0) grows with log2 epochs; a log ratio of two positive distances is unbounded either way,
-so no ceiling or floor is stated (ties and power are judged as for every trend)."""
+"""log10 d rises from lambda = 0 to lambda > 0 by at least 2 (two decades, "orders" plural): the Theil-Sen slope
+between the two groups (the median over all cross pairs, unpaired) with its interval above 2. log10 d of a
+positive distance has no ceiling or floor (d = 0 would be non-finite, never evidence), so none is stated."""
+ONE_ORDER = TrendRule("increasing", min_slope=1.0)
+"""The finding beside it: at least one decade (ratio >= 10)."""
 COLLAPSE = 1e-6
+ZERO_FUNCTION_LOSS = {"cross_entropy": math.log(10), "squared": 1.0}
+"""The training loss of f_W = 0 on 10 classes: softmax of zero logits is uniform (log 10); ||0 - onehot||^2 = 1."""
 
 
 def design(loss: str) -> Design:
     return Design(
         f"Fig. 1 ({loss})", "MLP-4-32", "weight_decay", LAMBDAS, Base(128, 0.1, 0.0, momentum=0.0),
-        seeds=SEEDS_PER_LENGTH * len(LENGTHS), length=max(LENGTHS), loss=loss, record_every=RECORD_EVERY,
+        seeds=SEEDS, length=EPOCHS, loss=loss, record_every=RECORD_EVERY, first_seed=80_000, shared_seeds=True,
     )
 
 
@@ -80,97 +112,120 @@ def paired(result: DesignResult) -> dict[float, dict[int, object]]:
     return table
 
 
-def distance_at(run, epoch: int) -> float:
-    epochs = run.arm["recorded_epochs"]
-    return run.record["distance"][epochs.index(float(epoch))]
+def last_decade_slope(run) -> float:
+    """The least-squares slope of log10 d against log10 epoch over the records in [T/10, T]."""
+    epochs = np.asarray(run.arm["recorded_epochs"], dtype=float)
+    distance = np.asarray(run.record["distance"], dtype=float)
+    keep = (epochs >= epochs[-1] / 10) & (epochs > 0)
+    return float(np.polyfit(np.log10(epochs[keep]), np.log10(distance[keep]), 1)[0])
 
 
-def prepared(design_runner, loss: str) -> tuple[DesignResult, dict]:
+def prepared(design_runner, loss: str) -> tuple[DesignResult, dict, list]:
+    """The finite runs by lambda and seed, and the lambda > 0 runs that collapsed to W = 0 (counted)."""
     result = design_runner.result(design(loss))
     kept = result.healthy()
     gone = [r for r in kept.runs if r.level > 0 and collapsed(r)]
-    if len(kept.runs) < len(result.runs) or gone:
-        record_note(
-            f"F1 ({loss}): {len(result.runs) - len(kept.runs)} runs not finite; {len(gone)} runs with lambda > 0 whose "
-            "weights went to zero (the memo's exception) are left out."
-        )
-    kept = kept.where(lambda r: not (r.level > 0 and collapsed(r)))
-    return kept, paired(kept)
+    record_note(
+        f"F1 ({loss}, {EPOCHS} epochs): {len(result.runs) - len(kept.runs)} runs not finite; {len(gone)} of "
+        f"{sum(r.level > 0 for r in kept.runs)} lambda > 0 runs went to W = 0 (the memo's stated outcome, tested as "
+        "the zero function)."
+    )
+    return kept, paired(kept), gone
 
 
-def judge_magnitude(design_runner, loss: str, control: bool) -> None:
-    result, table = prepared(design_runner, loss)
-    final = max(LENGTHS)
+def details(result: DesignResult, **more) -> dict:
+    return dict(scale=result.scale, memo_scale=MEMO_SCALES["F1"], epochs=EPOCHS, **more)
+
+
+def case_details(result: DesignResult, **more) -> dict:
+    """``details`` for the checks whose own ``scale`` argument is a number: the design's scale under another key."""
+    numbers = details(result, **more)
+    numbers["design_scale"] = numbers.pop("scale")
+    return numbers
+
+
+def judge_lower_bound(design_runner, loss: str, control: bool) -> None:
+    """Sentence 1: each lambda > 0 run either goes to the zero function or has d stop decaying over the last
+    decade (slope >= -log10 2); the control: the lambda = 0 twins' d keeps decaying (the same check rejects)."""
+    result, table, gone = prepared(design_runner, loss)
+    slope_details = case_details(result, response="slope of log10 d against log10 epoch over the last decade",
+                            bound="-log10 2 (d falls by less than half over the decade)")
+    if control:
+        for seed, run in sorted(table[0.0].items()):
+            check_inequality_rejected(-last_decade_slope(run), -HALVING, 0.0, **slope_details, seed=seed,
+                                      weight_decay=0.0)
+        return
+    slopes = {lam: {seed: last_decade_slope(run) for seed, run in table[lam].items() if not collapsed(run)}
+              for lam in LAMBDAS}
+    for lam in LAMBDAS:
+        record_note(f"F1 ({loss}, lambda = {lam:g}): last-decade slopes of log10 d at {EPOCHS} epochs: "
+                    + ", ".join(f"{v:+.3f}" for v in slopes[lam].values()))
+    if EPOCHS < DECIDING_EPOCHS:
+        declare_verdict("inconclusive")
+        record_note(f"F1 ({loss}): 'lower-bounded by a positive constant' is a statement about t -> infinity; at "
+                    f"{EPOCHS} epochs the pilot's d_lambda is still in its transient, so it is decided at "
+                    f"{DECIDING_EPOCHS} epochs (the memo's length), under nightly.")
+        return
+    for run in gone:
+        loss_at_end = run.record["train_loss"][-1]
+        check_close(loss_at_end, ZERO_FUNCTION_LOSS[loss], 1e-6, scale=ZERO_FUNCTION_LOSS[loss],
+                    **case_details(result, response="training loss of a run that went to W = 0"), seed=run.seed,
+                    weight_decay=run.level)
     for lam in LAMBDAS[1:]:
-        seeds = sorted(set(table[0.0]) & set(table[lam]))
-        levels = [0.0] * len(seeds) + [1.0] * len(seeds)
-        responses = [math.log10(distance_at(table[0.0][s], final)) for s in seeds] + [
-            math.log10(distance_at(table[lam][s], final)) for s in seeds
-        ]
-        statement = f"{loss}: d(W_t+1, W_t) at lambda = 0 is orders of magnitude (>= 100x) below lambda = {lam:g}"
-        details = dict(scale=result.scale, memo_scale=MEMO_SCALES["F1"], epoch=final, response="log10 d",
-                       level="0: lambda = 0, 1: lambda > 0")
-        if control:
-            check_trend_rejected(permuted_levels(levels), responses, ORDERS_OF_MAGNITUDE, statement, **details)
+        for seed, slope in sorted(slopes[lam].items()):
+            check_inequality(-slope, -HALVING, 0.0, **slope_details, seed=seed, weight_decay=lam)
+
+
+def judge_magnitude(design_runner, loss: str, control: bool, rule: TrendRule = ORDERS_OF_MAGNITUDE) -> None:
+    """Sentence 2: log10 d at the last epoch, lambda = 0 (level 0) against lambda > 0 (level 1), by ``rule``."""
+    result, table, _ = prepared(design_runner, loss)
+    for lam in LAMBDAS[1:]:
+        zero = [math.log10(run.final("distance")) for run in table[0.0].values()]
+        moving = [math.log10(run.final("distance")) for run in table[lam].values() if not collapsed(run)]
+        if len(moving) < 2:
+            record_note(f"F1 ({loss}, lambda = {lam:g}): {len(moving)} runs kept moving; no comparison.")
             continue
-        ratios = [10 ** (b - a) for a, b in zip(responses[: len(seeds)], responses[len(seeds):])]
-        record_note(
-            f"F1 ({loss}, lambda = {lam:g}): d_lambda / d_0 at epoch {final} per seed: median "
-            f"{sorted(ratios)[len(ratios) // 2]:.3g}, range {min(ratios):.3g} to {max(ratios):.3g}."
-        )
-        check_trend(levels, responses, ORDERS_OF_MAGNITUDE, statement, **details)
-
-
-def judge_growth(design_runner, loss: str, control: bool, lambdas: tuple[float, ...] = LAMBDAS[1:]) -> None:
-    result, table = prepared(design_runner, loss)
-    for lam in lambdas:
-        levels, responses = [], []
-        per_length = SEEDS_PER_LENGTH * design_runner.seed_factor  # more seeds under nightly
-        for k, length in enumerate(LENGTHS):
-            for seed in range(k * per_length, (k + 1) * per_length):
-                if seed in table[0.0] and seed in table[lam]:
-                    levels.append(math.log2(length))
-                    responses.append(math.log10(distance_at(table[lam][seed], length) / distance_at(table[0.0][seed], length)))
-        statement = f"{loss}: d_lambda / d_0 grows with the length of training (lambda = {lam:g})"
-        details = dict(scale=result.scale, memo_scale=MEMO_SCALES["F1"], response="log10(d_lambda / d_0)",
-                       level="log2 epochs (independent seeds per length)")
+        levels = [0.0] * len(zero) + [1.0] * len(moving)
+        responses = zero + moving
+        decades = "two decades (ratio >= 100)" if rule.min_slope == 2 else "one decade (ratio >= 10)"
+        statement = f"{loss}: d(W_t+1, W_t) at lambda = 0 is {decades} below lambda = {lam:g} at epoch {EPOCHS}"
+        numbers = details(result, response="log10 d at the last epoch", level="0: lambda = 0, 1: lambda > 0")
         if control:
-            check_trend_rejected(permuted_levels(levels), responses, GROWTH, statement, **details)
+            check_trend_rejected(permuted_levels(levels), responses, rule, statement, **numbers)
             continue
-        for seed in table[lam]:
-            if seed in table[0.0]:
-                record_series(
-                    f"d(W_t+1, W_t) per epoch ({loss})", weight_decay=lam, seed=seed,
-                    epochs=table[lam][seed].arm["recorded_epochs"], distance=table[lam][seed].record["distance"],
-                    distance_without_weight_decay=table[0.0][seed].record["distance"],
-                    train_loss=table[lam][seed].record["train_loss"],
-                    train_loss_without_weight_decay=table[0.0][seed].record["train_loss"],
-                )
-        check_trend(levels, responses, GROWTH, statement, **details)
+        ratios = sorted(10 ** (b - a) for a in zero for b in moving)
+        record_note(f"F1 ({loss}, lambda = {lam:g}): d_lambda / d_0 at epoch {EPOCHS} over the cross pairs: median "
+                    f"{statistics.median(ratios):.3g}, range {ratios[0]:.3g} to {ratios[-1]:.3g}.")
+        check_trend(levels, responses, rule, statement, **numbers)
 
 
-def distance_figure(loss: str) -> None:
-    """Fig. 1's counterpart: the median over seeds of d(W_t+1, W_t) per recorded epoch, per lambda,
-    from the runs ``judge_growth`` recorded (lambda = 0 from their twins)."""
-    rows = recorded_series(f"d(W_t+1, W_t) per epoch ({loss})")
-    epochs = rows[0]["epochs"]
-    curves = {0.0: {row["seed"]: row["distance_without_weight_decay"] for row in rows}}
-    for row in rows:
-        curves.setdefault(row["weight_decay"], {})[row["seed"]] = row["distance"]
-    def median(runs, k):  # d is undefined (NaN) at epoch 0
-        values = [run[k] for run in runs.values() if math.isfinite(run[k])]
-        return statistics.median(values) if values else None
-
-    ys = {f"lambda = {lam:g} ({len(runs)} seeds)": [median(runs, k) for k in range(len(epochs))]
-          for lam, runs in sorted(curves.items())}
+def ratio_figure(design_runner, loss: str) -> None:
+    """The trajectory of d_lambda / d_0 (median over the seeds' twins, lambda > 0 runs not collapsed) and of d."""
+    result, table, _ = prepared(design_runner, loss)
+    epochs = [e for e in next(iter(table[0.0].values())).arm["recorded_epochs"]]
+    curves = {}
+    for lam in LAMBDAS[1:]:
+        pairs = [(table[lam][s], table[0.0][s]) for s in table[lam] if s in table[0.0] and not collapsed(table[lam][s])]
+        for run, twin in pairs:
+            record_series(f"d(W_t+1, W_t) per epoch ({loss})", weight_decay=lam, seed=run.seed, epochs=epochs,
+                          distance=run.record["distance"], distance_without_weight_decay=twin.record["distance"],
+                          train_loss=run.record["train_loss"], train_loss_without_weight_decay=twin.record["train_loss"])
+        if pairs:
+            curves[f"lambda = {lam:g} ({len(pairs)} seeds)"] = [
+                statistics.median(run.record["distance"][k] / twin.record["distance"][k] for run, twin in pairs)
+                if k > 0 else None for k in range(len(epochs))
+            ]
+    if not curves:
+        return
     record_figure(
-        plot_over_time(epochs, ys, xlabel="epoch", ylabel="d(W_t+1, W_t), median over seeds",
-                       title=f"d(W_t+1, W_t) per epoch, by weight decay ({loss} loss)", logy=True),
-        f"distance per epoch {loss}",
-        caption=(f"Section 4.2's d(W_t+1, W_t) (mean Frobenius distance of the matrices over one epoch) against the "
-                 f"epoch, {loss} loss: the median over seeds per weight decay, log scale (the counterpart of Fig. 1)."),
-        scale=(f"MLP-4-32 on digits (1257 training samples), B = 128, eta = 0.1, no momentum, {max(LENGTHS)} epochs, "
-               f"d recorded every {RECORD_EVERY} epochs"),
+        plot_over_time(epochs, curves, xlabel="epoch", ylabel="d_lambda / d_0, median over seeds",
+                       title=f"d(W_t+1, W_t) with weight decay over without ({loss} loss)", logy=True),
+        f"distance ratio {loss}",
+        caption=(f"The ratio of Section 4.2's d(W_t+1, W_t) with weight decay to its lambda = 0 twin's (the same seed), "
+                 f"{loss} loss, median over the seeds whose weights did not go to zero, log scale; 'orders of "
+                 "magnitude' is read as 100 (two decades)."),
+        scale=(f"MLP-4-32 on digits (1257 training samples), B = 128, eta = 0.1, no momentum, {EPOCHS} epochs, "
+               f"{SEEDS * seed_factor()} seeds per lambda, d recorded every {RECORD_EVERY} epochs"),
     )
 
 
@@ -179,40 +234,28 @@ LOSSES = pytest.mark.parametrize("loss", ["cross_entropy", "squared"])
 
 @F1
 @LOSSES
-def test_f1_without_weight_decay_sgd_moves_orders_of_magnitude_less(design_runner, loss):
-    judge_magnitude(design_runner, loss, control=False)
+def test_f1_with_weight_decay_d_is_lower_bounded_unless_weights_vanish(design_runner, loss):
+    judge_lower_bound(design_runner, loss, control=False)
 
 
 @F1
 @LOSSES
-def test_f1_weight_decay_ratio_grows_with_training_length(design_runner, loss):
-    judge_growth(design_runner, loss, control=False)
-    distance_figure(loss)
+def test_f1_without_weight_decay_sgd_moves_orders_of_magnitude_less(design_runner, loss):
+    judge_magnitude(design_runner, loss, control=False)
+    with finding("one order of magnitude (ratio >= 10) at the last epoch"):
+        judge_magnitude(design_runner, loss, control=False, rule=ONE_ORDER)
+    # GP22.P1's training side: Proposition 1 is about convergence points, and its verdict rests on the search for
+    # them (test_gp22_convergence.py); SGD here reaches none in its length, so what it shows is reported here.
+    with finding("GP22.P1's training side: lambda > 0 runs that do not go to W = 0 keep moving faster than their "
+                 "lambda = 0 twins (one-sided, no size stated; no convergence point is reached in the run's length)"):
+        judge_magnitude(design_runner, loss, control=False, rule=TrendRule("increasing"))
+    ratio_figure(design_runner, loss)
 
 
 @pytest.mark.claim("GP22.F1", negative_control=True)
 @LOSSES
-def test_f1_permuted_labels_rejected(design_runner, loss):
+def test_f1_controls_rejected(design_runner, loss):
+    """The lower bound's check on the lambda = 0 twins (lambda > 0 removed) and the magnitude rule on
+    permuted labels must both reject."""
+    judge_lower_bound(design_runner, loss, control=True)
     judge_magnitude(design_runner, loss, control=True)
-    judge_growth(design_runner, loss, control=True)
-
-
-# --- GP22.P1, evidence from training (the constructions and the search are in test_gp22_convergence.py) ---
-
-
-@P1
-@LOSSES
-def test_p1_sgd_with_weight_decay_keeps_moving_relative_to_no_weight_decay(design_runner, loss):
-    """Proposition 1 says SGD with lambda > 0 has no convergence point with f_W != 0 on non-collinear
-    data (digits), so a run that does not go to W = 0 should keep moving while its lambda = 0 twin
-    nearly stops (Prop. 2): the ratio d_lambda / d_0 grows with the length of training, at every
-    lambda > 0 of the design (the same rule as F1's). This shows relative motion only: a d_lambda
-    that also went to 0, more slowly than d_0, would pass it too. Runs whose weights went to zero are
-    the proposition's other case, counted apart."""
-    judge_growth(design_runner, loss, control=False)
-
-
-@pytest.mark.claim("GP22.P1", negative_control=True)
-@LOSSES
-def test_p1_permuted_training_lengths_rejected(design_runner, loss):
-    judge_growth(design_runner, loss, control=True)

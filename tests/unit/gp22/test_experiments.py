@@ -3,6 +3,7 @@ session cache that trains each program once across xdist workers."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from functools import partial
 
@@ -28,11 +29,23 @@ def tiny(name: str, factor: str, levels, budget: str = "epochs", length: int = 1
 
 def test_design_runs_cover_levels_times_seeds_and_scale_with_the_seed_factor():
     design = tiny("rate", "learning_rate", (0.01, 0.1))
-    assert [(level, seed) for level, seed, _ in design.runs()] == [(0.01, 0), (0.01, 1), (0.1, 0), (0.1, 1)]
+    # every level has its own seeds, LEVEL_SEED_STRIDE apart; nightly's first seeds are ci's runs
+    assert [(level, seed) for level, seed, _ in design.runs()] == [(0.01, 0), (0.01, 1), (0.1, 1000), (0.1, 1001)]
     assert len(design.runs(seed_factor=3)) == 12
+    assert {s for _, s, _ in design.runs()} < {s for _, s, _ in design.runs(seed_factor=3)}
+    shared = dataclasses.replace(design, shared_seeds=True, first_seed=7)
+    assert [seed for _, seed, _ in shared.runs()] == [7, 8, 7, 8]  # paired runs (Fig. 1's twins)
     assert {base.learning_rate for _, _, base in design.runs()} == {0.01, 0.1}
     batch = tiny("batch", "batch_size", (32.0, 64.0))
     assert {base.batch_size for _, _, base in batch.runs()} == {32, 64}
+
+
+def test_a_decay_product_holds_eta_times_lambda_fixed():
+    design = dataclasses.replace(tiny("rate", "learning_rate", (0.05, 0.1, 0.2)), decay_product=5e-4)
+    products = {round(base.learning_rate * base.weight_decay, 12) for _, _, base in design.runs()}
+    assert products == {5e-4}
+    with pytest.raises(ValueError, match="learning-rate factor"):
+        dataclasses.replace(tiny("d", "weight_decay", (1e-3,)), decay_product=5e-4).runs()
 
 
 def test_registered_designs_share_one_program_per_batch_size():
@@ -41,8 +54,8 @@ def test_registered_designs_share_one_program_per_batch_size():
     (arm, placed), = design_arms(rate)
     (other, _), = design_arms(decay)
     assert arm == other  # one program: both designs at B = 64
-    # the base configuration (lr 0.05, lambda 1e-3) is in both designs and trained once
-    assert len(arm.configs) == 6
+    # the base configuration (lr 0.05, lambda 1e-3) is in both designs, at their own seeds here
+    assert len(arm.configs) == 8
     for level, seed, index in placed:
         assert (arm.configs[index].learning_rate, arm.configs[index].seed) == (level, seed)
 
@@ -71,7 +84,7 @@ def test_runner_trains_each_program_once_per_directory(tmp_path, monkeypatch):
     second = DesignRunner(partial(session_cached, tmp_path)).result(design)  # another worker: reads the stored record
     assert len(calls) == 1
     assert json.dumps([r.record for r in first.runs]) == json.dumps([r.record for r in second.runs])  # NaN at step 0
-    assert [(r.level, r.seed) for r in first.runs] == [(0.01, 0), (0.01, 1), (0.05, 0), (0.05, 1)]
+    assert [(r.level, r.seed) for r in first.runs] == [(0.01, 0), (0.01, 1), (0.05, 1000), (0.05, 1001)]
     for run in first.runs:
         assert run.record["config"]["learning_rate"] == run.level and run.record["config"]["seed"] == run.seed
         assert run.arm["dtype"] == "float64"
