@@ -41,7 +41,9 @@ class TrainingRecord:
     W^{pq}_t||_F between the parameters at the record and one epoch earlier (the Frobenius norm:
     the memo writes ||.|| without a subscript, and Frobenius is the entrywise distance the
     parameter vector moves); NaN at step 0, and at a final partial epoch (``steps`` mode) measured
-    from that epoch's start. ``train_loss`` is the unregularized mean loss over the whole training
+    from that epoch's start. ``max_loss_derivative`` is Section 3.1's max_i |d l(f_W(x_i), y_i) / d f_W(x_i)|
+    over the training set, the largest entry in absolute value of the loss's gradient in the k outputs (the memo
+    writes it for one output; for softmax cross-entropy the entries are softmax(f) - onehot(y)). ``train_loss`` is the unregularized mean loss over the whole training
     set, ``weight_norm_sq`` Eq. (2)'s ||W||_2^2; every evaluation normalizes with the full training
     set's statistics. ``wall_time`` covers the whole call (the stack; all runs for the loop engine),
     evaluations included.
@@ -68,6 +70,7 @@ class TrainingRecord:
     recorded_steps: tuple[int, ...]
     distance: torch.Tensor
     train_loss: torch.Tensor
+    max_loss_derivative: torch.Tensor
     train_accuracy: torch.Tensor
     test_loss: torch.Tensor
     test_accuracy: torch.Tensor
@@ -108,6 +111,7 @@ class TrainingRecord:
                 "nonfinite_step": int(self.nonfinite_step[r]),
                 "distance": self.distance[:, r].tolist(),
                 "train_loss": self.train_loss[:, r].tolist(),
+                "max_loss_derivative": self.max_loss_derivative[:, r].tolist(),
                 "train_accuracy": self.train_accuracy[:, r].tolist(),
                 "test_loss": self.test_loss[:, r].tolist(),
                 "test_accuracy": self.test_accuracy[:, r].tolist(),
@@ -155,6 +159,16 @@ def _broadcast(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     return values.view(-1, *([1] * (like.dim() - 1)))
 
 
+def loss_output_gradient(loss: LossName, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """d l(f, y) / d f per example (the same shape as ``logits``), by autograd of ``per_example_loss``: the
+    losses of different examples do not share outputs, so the gradient of their sum is each one's own."""
+    with torch.enable_grad():
+        outputs = logits.detach().requires_grad_(True)
+        losses = per_example_loss(loss, outputs, labels.expand(outputs.shape[:-1]))
+        (gradient,) = torch.autograd.grad(losses.sum(), outputs)
+    return gradient
+
+
 @torch.no_grad()
 def evaluate_record(
     architecture: Architecture,
@@ -174,6 +188,8 @@ def evaluate_record(
     ):
         metrics[f"{split}_loss"] = per_example_loss(loss, part, labels.expand(part.shape[:-1])).mean(dim=-1)
         metrics[f"{split}_accuracy"] = (part.argmax(dim=-1) == labels).to(DTYPE).mean(dim=-1)
+    gradient = loss_output_gradient(loss, logits[:, :m], dataset.labels_train)
+    metrics["max_loss_derivative"] = gradient.abs().amax(dim=(-2, -1))
     matrices = architecture.trainable_matrices()
     metrics["weight_norm_sq"] = sum(params[name].square().sum(dim=(-2, -1)) for name in matrices)
     runs = params[matrices[0]].shape[0]
@@ -203,6 +219,7 @@ def concatenate_records(records: Sequence[TrainingRecord]) -> TrainingRecord:
     per_run = (
         "distance",
         "train_loss",
+        "max_loss_derivative",
         "train_accuracy",
         "test_loss",
         "test_accuracy",

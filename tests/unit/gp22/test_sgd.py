@@ -242,6 +242,21 @@ def test_distance_is_the_mean_frobenius_distance_between_consecutive_epochs():
     torch.testing.assert_close(two.distance[1], one.distance[1], rtol=1e-12, atol=0.0)
 
 
+@pytest.mark.parametrize("loss", ["cross_entropy", "squared"])
+def test_max_loss_derivative_is_the_largest_output_gradient_entry(loss):
+    """Section 3.1's max_i |l'(f(x_i), y_i)|: softmax(f) - onehot(y) for cross-entropy, 2 (f - onehot(y)) for the
+    squared loss, the largest entry in absolute value over the training set, per run."""
+    data = tiny()
+    arch = architecture("MLP-2-8", data)
+    record = train(arch, data, STACK, batch_size=8, loss=loss, epochs=1)
+    logits = forward(arch, record.final_parameters, data.x_train)
+    onehot = torch.nn.functional.one_hot(data.labels_train, data.classes).to(logits.dtype)
+    derivative = logits.softmax(dim=-1) - onehot if loss == "cross_entropy" else 2 * (logits - onehot)
+    expected = derivative.abs().amax(dim=(-2, -1))
+    torch.testing.assert_close(record.max_loss_derivative[-1], expected, rtol=1e-12, atol=1e-15)
+    assert record.max_loss_derivative.shape == (2, len(STACK))
+
+
 def test_steps_mode_stops_mid_epoch_and_records_the_end():
     data = tiny()
     arch = architecture("MLP-2-8", data)
