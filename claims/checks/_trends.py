@@ -77,6 +77,7 @@ def check_trend(
         f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
         + (f"{trend.n} responses of {runs} runs" if runs else f"{trend.n} runs")
         + f" at {trend.levels} levels; rule: {rule.describe()})"
+        + _power_sentence(trend, rule)
         + (f"; scale used: {scale}" if scale else "")
         + (f"; the memo's scale: {details['memo_scale']}" if details.get("memo_scale") else "")
         + "."
@@ -90,6 +91,20 @@ def check_trend(
         else:
             declare_verdict(trend.verdict)
     return trend
+
+
+def _power_sentence(trend, rule) -> str:
+    """The design's power in words: the smallest effect it detects with power 0.8, and whether that is above the
+    rule's minimum effect (effects between the two can go undetected: an ``inconclusive`` there is the design's)."""
+    from claims.evidence._trend import POWER
+
+    detectable = trend.detectable_effect
+    if detectable is None:
+        return f"; the design detects no effect with power {POWER}"
+    text = f"; the design detects effects of {detectable:.2f} or more with power {POWER}"
+    if detectable > rule.min_effect:
+        text += f" (not the rule's minimum effect {rule.min_effect:g}: smaller effects can go undetected)"
+    return text
 
 
 def check_trend_rejected(

@@ -180,6 +180,20 @@ def test_a_trend_case_counts_its_runs():
     assert recorded(named_first)["unit"] == "matrices"  # a test's own unit is kept
 
 
+def test_a_trend_note_states_the_design_power_against_the_rule_minimum_effect():
+    """The trend's note says what the design detects with power 0.8, and whether that reaches the rule's minimum
+    effect (a small design cannot detect 0.3: its inconclusive is the design's, and the report says so)."""
+    small = recorded(lambda: check_trend(LEVELS, [float(i) for i in range(18)], TrendRule("increasing"), "rises"))
+    note = " ".join(small["notes"])
+    detectable = small["holding"]["details"]["detectable_effect"]
+    assert f"the design detects effects of {detectable:.2f} or more with power 0.8" in note
+    assert ("not the rule's minimum effect 0.3" in note) == (detectable > 0.3)
+    levels = [float(i % 6) for i in range(120)]
+    large = recorded(lambda: check_trend(levels, [float(i) for i in range(120)], TrendRule("increasing"), "rises"))
+    assert large["holding"]["details"]["detectable_effect"] <= 0.3
+    assert "not the rule's minimum effect" not in " ".join(large["notes"])
+
+
 def test_several_responses_of_one_run_count_the_run_once():
     six_runs = recorded(lambda: check_trend(LEVELS, [float(i) for i in range(18)], TrendRule("increasing"), "rises",
                                             runs=6))
