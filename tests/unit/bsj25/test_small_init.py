@@ -14,6 +14,7 @@ import torch
 from claims.models._datasets import digits
 from claims.session._cache import session_cached, session_key
 from claims.bsj25._small_init import (
+    PLATEAU_CHECK_EVERY,
     Plateau,
     PlateauRule,
     SmallInitConfig,
@@ -93,6 +94,65 @@ def test_training_record():
     torch.testing.assert_close(training.time[1:], torch.cumsum(training.rates, 0))
     assert len(training.top_singular_values(40, 1, count=3)[0]) == 3
     assert training.data["train_size"] == 50
+
+
+def test_blocks_of_runs_give_the_stacked_gradient():
+    """``loss_and_gradient`` takes the runs a block at a time (cache): the same numbers as one block."""
+    data = tiny_data()
+    onehot = torch.nn.functional.one_hot(data.labels_train, data.classes).to(DTYPE)
+    weights = initial_weights(SmallInitConfig(depth=4, width=7, init_std=0.3, seeds=tuple(range(7))), data.n_inputs,
+                              data.classes)
+    whole, whole_gradients = loss_and_gradient(weights, data.x_train, onehot, block=7)
+    blocked, blocked_gradients = loss_and_gradient(weights, data.x_train, onehot, block=3)
+    torch.testing.assert_close(blocked, whole, rtol=1e-14, atol=0)
+    for ours, theirs in zip(blocked_gradients, whole_gradients):
+        assert ours.shape == theirs.shape
+        torch.testing.assert_close(ours, theirs, rtol=1e-12, atol=1e-16)
+
+
+def test_stop_at_plateau_keeps_the_full_runs_landmarks():
+    """With ``stop_at_plateau`` training ends at the first check (every 25 steps) at which every run has its
+    first plateau; the losses are the full run's up to there, and so are the landmarks and the ratios."""
+    data = tiny_data(per_class=10)
+    rule = PlateauRule(drop_fraction=0.05, window=20, rate_fraction=0.1)
+    common = {"depth": 4, "width": 12, "steps": 400, "seeds": (0, 1), "record_every": 5}
+    full = train_small_init(SmallInitConfig(**common), data)
+    stopped = train_small_init(SmallInitConfig(**common, stop_at_plateau=rule), data)
+    landmarks = [detect_plateau(full.losses[:, r], rule) for r in range(2)]
+    assert all(p is not None for p in landmarks)
+    last = max(p.plateau for p in landmarks)
+    assert stopped.steps == -(-last // PLATEAU_CHECK_EVERY) * PLATEAU_CHECK_EVERY < full.steps == 400
+    assert stopped.losses.shape == (stopped.steps + 1, 2) and stopped.rates.shape == (stopped.steps, 2)
+    assert torch.equal(stopped.losses, full.losses[: stopped.steps + 1])
+    assert int(stopped.recorded_steps[-1]) == stopped.steps
+    for r, plateau in enumerate(landmarks):
+        assert detect_plateau(stopped.losses[:, r], rule).plateau == plateau.plateau
+        torch.testing.assert_close(stopped.ratios(plateau.plateau)[r], full.ratios(plateau.plateau)[r], rtol=0, atol=0)
+    # a run that never flattens: training goes on to ``steps``
+    never = train_small_init(SmallInitConfig(**{**common, "steps": 30}, stop_at_plateau=rule), data)
+    assert never.steps == 30
+    with pytest.raises(TypeError):
+        SmallInitConfig(depth=3, stop_at_plateau=0.1)
+
+
+def test_learned_part_singular_values():
+    """``record_updates``: the singular values of W_l(t) - W_l(0); at the end, those of the final weights
+    minus the initial ones; undefined at step 0 and without the record."""
+    data = tiny_data()
+    config = SmallInitConfig(depth=3, width=8, steps=20, seeds=(0, 1), record_every=5, record_updates=True)
+    training = train_small_init(config, data)
+    initial = initial_weights(config, data.n_inputs, data.classes)
+    for layer, (w, w0) in enumerate(zip(training.final_weights, initial)):
+        torch.testing.assert_close(training.update_singular_values[layer][-1], torch.linalg.svdvals(w - w0))
+        expected = torch.linalg.svdvals(w - w0)
+        torch.testing.assert_close(training.update_ratios(20)[:, layer], expected[:, 1] / expected[:, 0])
+    assert bool((training.update_singular_values[0][0] == 0).all())
+    with pytest.raises(ValueError):
+        training.update_ratios(0)
+    without = train_small_init(SmallInitConfig(depth=3, width=8, steps=5, seeds=(0,)), data)
+    assert without.update_singular_values is None
+    with pytest.raises(ValueError):
+        without.update_ratios(5)
 
 
 def test_no_step_is_longer_than_delta_theta():
