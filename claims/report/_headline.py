@@ -341,6 +341,9 @@ def reading(c: Mapping[str, Any]) -> str:
                     "that they can fail." + printed)
         return "Undecided: " + ((c.get("why") or ["see its section."])[0]) + printed
     if verdict == "not-run":
+        skipped = [line for line in c.get("why") or [] if line.startswith("Skipped: ")]
+        if skipped:
+            return "Not run: " + skipped[0].removeprefix("Skipped: ")
         return "Not run: none of its tests finished in this selection."
     if verdict == "untested":
         return "Untested: the suite has no test for it."

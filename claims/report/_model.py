@@ -61,6 +61,7 @@ SCHEMA = "lowrank-claims/report/2"
 _PRECEDENCE = ("error", "refuted", "inconclusive", "verified-with-correction", "verified")
 
 NOT_RUN = "not-run"
+SKIPPED_IN_SETUP = "skipped in setup: "
 CONTROL_STATES = {
     "rejected": "every control ran and the same check rejected its cases",
     "accepted": "a control's case was accepted: the check is not shown able to fail",
@@ -191,7 +192,7 @@ class TestRecord:
         elif when in ("setup", "teardown") and outcome == "failed":
             self.outcome, self.reason = "error", f"{when} failed: {message}"
         elif when == "setup" and outcome == "skipped":
-            self.outcome, self.reason = NOT_RUN, f"skipped in setup: {message}"
+            self.outcome, self.reason = NOT_RUN, f"{SKIPPED_IN_SETUP}{message}"
         elif when not in ("setup", "call", "teardown"):  # xdist's "???": the worker crashed
             self.outcome, self.reason = NOT_RUN, message or "the worker running it crashed"
 
@@ -406,6 +407,11 @@ def claim_entry(
     elif not finished:
         verdict = NOT_RUN
         why.append("No evidence test of this claim finished in this run.")
+        # A test skipped on purpose (e.g. a design that runs under nightly only) says why; the reader should
+        # not have to open the test to tell a deliberate skip from a broken run.
+        if all((t.reason or "").startswith(SKIPPED_IN_SETUP) for t in checks):
+            skips = dict.fromkeys(t.reason.removeprefix(SKIPPED_IN_SETUP).removeprefix("Skipped: ") for t in checks)
+            why.append("Skipped: " + "; ".join(skips) + ".")
     else:
         verdict = next(v for v in _PRECEDENCE if v in declared | {"verified"})
     cases = sum(t.cases for t in checks)

@@ -289,6 +289,11 @@ def test_a_setup_skip_is_not_run_and_an_empty_control_is_not_rejected(pytester, 
     r1 = entry(report, "LJ22.R1")
     assert r1["verdict"] == "not-run" and r1["evidence"][0]["outcome"] == "not-run"
     assert r1["evidence"][0]["reason"].startswith("skipped in setup")
+    # the skip's own reason is the claim's why and headline, so a deliberate skip reads as one
+    assert r1["why"] == ["No evidence test of this claim finished in this run.", "Skipped: no data here."]
+    row = next(line for line in (pytester.path / "reports" / "claims.md").read_text().splitlines()
+               if line.startswith("| LJ22.R1 |"))
+    assert "| not-run | Not run: no data here. |" in row
     l10 = entry(report, "LJ22.L10")
     assert l10["negative_control"] == "no cases" and l10["verdict"] == "inconclusive"
     assert report["run"]["complete"] is True
