@@ -19,6 +19,7 @@ from claims.models._flow import (
     HEUN,
     METHODS,
     RK4,
+    ExplicitRungeKutta,
     GradientFlow,
     Monitor,
     integrate,
@@ -54,7 +55,20 @@ def exact_rotation(t: float) -> torch.Tensor:
     return Y0 @ torch.tensor([[c, s], [-s, c]], dtype=F64).T
 
 
+def cubic_decay(theta: torch.Tensor, monitor=None) -> torch.Tensor:
+    """dy/dt = -y^3 (non-linear, so a method's nodes c matter, not only the powers of its A)."""
+    return -theta**3
+
+
+def exact_cubic_decay(t: float) -> torch.Tensor:
+    return Y0 / torch.sqrt(1 + 2 * Y0**2 * t)
+
+
 FIELDS = {"decay": (decay, exact_decay), "rotation": (rotation, exact_rotation)}
+
+KUTTA3 = ExplicitRungeKutta("kutta3", 3, ((), (0.5,), (-1.0, 2.0)), (1 / 6, 2 / 3, 1 / 6))
+"""Kutta's third-order method: its last row has two nonzero entries, so a stage that kept only one
+slope (or the last) is wrong on it, while EULER, HEUN and RK4 (one nonzero entry per row) hide that."""
 
 
 # --- Butcher tableaux ----------------------------------------------------------------------------
@@ -124,6 +138,37 @@ def test_tableau_satisfies_exactly_the_order_conditions_of_its_order(method):
             assert value == required, (method.name, order)
     if method.order < 4:  # the next order fails: the stated order is the method's order
         assert any(value != required for value, required in conditions[method.order + 1])
+
+
+def test_kutta3_tableau_has_a_full_row_and_exactly_order_three():
+    assert KUTTA3.a[2] == (-1.0, 2.0)  # the integrator's general path: two slopes in one stage
+    conditions = _order_conditions(KUTTA3)
+    assert all(value == required for order in (1, 2, 3) for value, required in conditions[order])
+    assert any(value != required for value, required in conditions[4])
+    assert _tableau(KUTTA3)[2] == [0, Fraction(1, 2), 1]
+
+
+def test_one_kutta3_step_combines_every_slope_of_a_full_row():
+    h = 0.25
+    k1 = cubic_decay(Y0)
+    k2 = cubic_decay(Y0 + (h * 0.5) * k1)
+    k3 = cubic_decay(Y0 - h * k1 + (2 * h) * k2)
+    expected = Y0 + h * (k1 / 6 + 2 * k2 / 3 + k3 / 6)
+    torch.testing.assert_close(integrate(cubic_decay, Y0, h, 1, KUTTA3), expected, rtol=1e-15, atol=0.0)
+    # on dy/dt = -y one step is the cubic stability polynomial
+    torch.testing.assert_close(integrate(decay, Y0, h, 1, KUTTA3), Y0 * (1 - h + h**2 / 2 - h**3 / 6),
+                               rtol=1e-15, atol=0.0)
+
+
+@pytest.mark.parametrize("field", ["decay", "rotation", "cubic"])
+def test_kutta3_global_error_converges_at_order_three(field):
+    vector_field, exact = {**FIELDS, "cubic": (cubic_decay, exact_cubic_decay)}[field]
+    # y' = -y^3 from y = -2 has a Jacobian of -12 at the start: its asymptotic regime starts later
+    steps = [64, 128, 256, 512] if field == "cubic" else [8, 16, 32, 64]
+    errors = [float((integrate(vector_field, Y0, 1.0, n, KUTTA3) - exact(1.0)).abs().max()) for n in steps]
+    assert min(errors) > 1e-12
+    slope = np.polyfit(np.log([1.0 / n for n in steps]), np.log(errors), 1)[0]
+    assert abs(slope - 3) < 0.15, (errors, slope)
 
 
 def test_methods_are_indexed_by_name():
