@@ -27,13 +27,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENTS = ROOT / "benchmarks" / "mutation_equivalents.toml"
 AREAS = {
-    "check core": ("claims.checks._core", "claims.checks._limits", "claims.checks._trends",
-                   "claims.evidence._record", "claims.evidence._kinds"),
+    "check core": (
+        "claims.checks._core",
+        "claims.checks._limits",
+        "claims.checks._trends",
+        "claims.evidence._record",
+        "claims.evidence._kinds",
+    ),
     "dynamics checks and protocol": ("claims.checks._dynamics", "claims.checks._protocol"),
     "trend statistics": ("claims.evidence._trend",),
-    "verdict rules, comparison, history": ("claims.report._model", "claims.report._compare", "claims.report._history"),
-    "math core of the dynamics claims": ("claims.models._flow", "claims.models._rank", "claims.lj22._invariants",
-                                         "claims.lj22._alignment", "claims.bsj25._flows"),
+    "verdict rules, comparison, history": (
+        "claims.report._model",
+        "claims.report._compare",
+        "claims.report._history",
+    ),
+    "math core of the dynamics claims": (
+        "claims.models._flow",
+        "claims.models._rank",
+        "claims.lj22._invariants",
+        "claims.lj22._alignment",
+        "claims.bsj25._flows",
+    ),
 }
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 SURVIVING = {"survived", "no tests", "suspicious"}
@@ -49,8 +63,9 @@ def area_of(mutant: str) -> str | None:
 
 def results() -> dict[str, str]:
     """mutant name -> mutmut's status, for every mutant generated so far."""
-    output = subprocess.run(["mutmut", "results", "--all", "true"], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout
+    output = subprocess.run(
+        ["mutmut", "results", "--all", "true"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     statuses = {}
     for line in output.splitlines():
         name, _, status = line.strip().rpartition(": ")
@@ -68,10 +83,14 @@ def equivalents() -> dict[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--threshold", type=float, default=0.9)
     parser.add_argument("--areas", nargs="*", default=list(AREAS), help=f"areas to judge: {', '.join(AREAS)}")
-    parser.add_argument("--survivors", action="store_true", help="also list the surviving non-equivalent mutants")
+    parser.add_argument(
+        "--survivors", action="store_true", help="also list the surviving non-equivalent mutants"
+    )
     args = parser.parse_args()
     unknown = set(args.areas) - set(AREAS)
     if unknown:
@@ -94,14 +113,16 @@ def main() -> None:
         else:
             counts[area]["unchecked"] += 1
     failed = False
-    print(f"| area | killed / non-equivalent | score | equivalent | not checked |\n|---|---|---|---|---|")
+    print("| area | killed / non-equivalent | score | equivalent | not checked |\n|---|---|---|---|---|")
     for area, count in counts.items():
         judged = count["killed"] + count["surviving"]
         score = count["killed"] / judged if judged else float("nan")
         incomplete = count["unchecked"] > 0 or judged == 0
         failed |= incomplete or score < args.threshold
-        print(f"| {area} | {count['killed']} / {judged} | {score:.1%} | {count['equivalent']} | "
-              f"{count['unchecked']}{' (incomplete)' if incomplete else ''} |")
+        print(
+            f"| {area} | {count['killed']} / {judged} | {score:.1%} | {count['equivalent']} | "
+            f"{count['unchecked']}{' (incomplete)' if incomplete else ''} |"
+        )
     if stale:
         print("stale entries of the equivalents list (killed, or no longer generated):", *stale, sep="\n  ")
     if args.survivors:

@@ -57,13 +57,17 @@ def cache_steps(workflow: dict, path: str) -> tuple[dict, dict]:
             found[kind] = (position, step)
     (before, restore), (after, save) = found["actions/cache/restore"], found["actions/cache/save"]
     assert before < order.index(NIGHTLY_COMMAND) < after
-    assert save["with"]["key"] == restore["with"]["key"] and save["with"]["key"].startswith(restore["with"]["restore-keys"])
+    key = save["with"]["key"]
+    assert key == restore["with"]["key"] and key.startswith(restore["with"]["restore-keys"])
     return restore, save
 
 
+def upload_step(workflow: dict) -> dict:
+    return next(step for step in steps(workflow) if step.get("uses", "").startswith("actions/upload-artifact"))
+
+
 def uploaded_paths(workflow: dict) -> list[str]:
-    upload = next(step for step in steps(workflow) if step.get("uses", "").startswith("actions/upload-artifact"))
-    return str(upload["with"]["path"]).split()
+    return str(upload_step(workflow)["with"]["path"]).split()
 
 
 def test_the_workflow_keeps_hypothesis_example_database_between_nights(workflow):
@@ -79,8 +83,8 @@ def test_the_workflow_keeps_hypothesis_example_database_between_nights(workflow)
     assert database is not None and Path(database.path).parts[-2:] == (".hypothesis", "examples")
     restore, save = cache_steps(workflow, ".hypothesis/examples")
     assert save.get("if") == "always()"
-    upload = next(step for step in steps(workflow) if step.get("uses", "").startswith("actions/upload-artifact"))
-    assert ".hypothesis/examples/" in uploaded_paths(workflow) and upload["with"]["include-hidden-files"] is True
+    assert ".hypothesis/examples/" in uploaded_paths(workflow)
+    assert upload_step(workflow)["with"]["include-hidden-files"] is True  # .hypothesis is a hidden directory
 
 
 def test_the_readme_documents_the_nightly_command():
@@ -112,12 +116,15 @@ def _night(pytester, checkout: Path, night: int):
         patch.chdir(checkout)
         patch.setenv("NIGHT", str(night))
         return pytester.runpytest_subprocess(
-            "-p", "no:cacheprovider", "--no-claims-report", "--hypothesis-profile=nightly", str(checkout / "test_night.py")
+            "-p", "no:cacheprovider", "--no-claims-report", "--hypothesis-profile=nightly",
+            str(checkout / "test_night.py"),
         )
 
 
 @pytest.mark.parametrize("restored", [True, False], ids=["database restored", "no database"])
-def test_a_failing_example_of_one_night_is_replayed_by_the_next_from_the_restored_database(pytester, restored):
+def test_a_failing_example_of_one_night_is_replayed_by_the_next_from_the_restored_database(
+    pytester, restored
+):
     """Night 1 fails and shrinks to PLANTED; its ``.hypothesis/examples`` is copied into a fresh
     checkout (what the workflow's cache save and restore do); night 2 (its own random draws: the plugin
     fixes no seed under nightly, since a forced seed turns the database off), whose test fails on

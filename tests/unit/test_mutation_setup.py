@@ -14,9 +14,18 @@ import pytest
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 JUDGING = [
-    "claims/checks/_core.py", "claims/checks/_dynamics.py", "claims/checks/_limits.py", "claims/checks/_protocol.py",
-    "claims/checks/_trends.py", "claims/evidence/_trend.py", "claims/evidence/_record.py", "claims/evidence/_kinds.py",
-    "claims/report/_model.py", "claims/report/_compare.py", "claims/report/_history.py", "claims/models/_flow.py",
+    "claims/checks/_core.py",
+    "claims/checks/_dynamics.py",
+    "claims/checks/_limits.py",
+    "claims/checks/_protocol.py",
+    "claims/checks/_trends.py",
+    "claims/evidence/_trend.py",
+    "claims/evidence/_record.py",
+    "claims/evidence/_kinds.py",
+    "claims/report/_model.py",
+    "claims/report/_compare.py",
+    "claims/report/_history.py",
+    "claims/models/_flow.py",
     "claims/lj22/_invariants.py",
 ]
 
@@ -43,19 +52,31 @@ def test_the_weekly_workflow_runs_the_documented_command_and_fails_below_90_perc
     yaml = pytest.importorskip("ruamel.yaml")
     workflow = yaml.YAML(typ="safe").load((ROOT / ".github" / "workflows" / "mutation.yml").read_text())
     triggers = workflow.get("on", workflow.get(True))
-    assert triggers["schedule"][0]["cron"].split()[2:4] == ["*", "*"] and triggers["schedule"][0]["cron"].split()[4] != "*"
-    runs = [line.strip() for job in workflow["jobs"].values() for step in job["steps"]
-            for line in str(step.get("run", "")).splitlines()]
+    assert (
+        triggers["schedule"][0]["cron"].split()[2:4] == ["*", "*"]
+        and triggers["schedule"][0]["cron"].split()[4] != "*"
+    )
+    runs = [
+        line.strip()
+        for job in workflow["jobs"].values()
+        for step in job["steps"]
+        for line in str(step.get("run", "")).splitlines()
+    ]
     assert 'pip install -c constraints.txt -e ".[mutation]"' in runs
     assert "mutmut run --max-children 2" in runs
     score = next(line for line in runs if line.startswith("python benchmarks/mutation_score.py"))
     assert "--threshold 0.9" in score
     readme = (ROOT / "README.md").read_text()
-    assert "mutmut run --max-children 2" in readme and "python benchmarks/mutation_score.py --threshold 0.9" in readme
+    assert (
+        "mutmut run --max-children 2" in readme
+        and "python benchmarks/mutation_score.py --threshold 0.9" in readme
+    )
 
 
 def test_every_listed_equivalent_mutant_has_a_reason():
-    entries = tomllib.loads((ROOT / "benchmarks" / "mutation_equivalents.toml").read_text()).get("equivalent", [])
+    entries = tomllib.loads((ROOT / "benchmarks" / "mutation_equivalents.toml").read_text()).get(
+        "equivalent", []
+    )
     for entry in entries:
         assert entry["mutant"].startswith("claims.") and "__mutmut_" in entry["mutant"]
         assert len(entry["reason"].split()) >= 5, entry

@@ -19,7 +19,11 @@ def _constant(node: ast.AST) -> float | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         value = _constant(node.operand)
         return None if value is None else -value
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return float(node.value)
     return None
 
@@ -32,7 +36,12 @@ def approx_without_abs_on_small_values(source: str) -> list[int]:
             continue
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
         value = _constant(node.args[0])
-        if name == "approx" and value is not None and abs(value) < SMALL and "abs" not in {k.arg for k in node.keywords}:
+        if (
+            name == "approx"
+            and value is not None
+            and abs(value) < SMALL
+            and "abs" not in {k.arg for k in node.keywords}
+        ):
             lines.append(node.lineno)
     return lines
 

@@ -15,8 +15,21 @@ BATCHES = [8.0] * 3 + [16.0] * 3 + [32.0] * 3 + [64.0] * 3
 RISING = [5.0, 6.0, 5.5, 7.0, 8.0, 7.5, 9.0, 10.0, 9.5, 12.0, 11.0, 13.0]
 FLAT = [5.0, 6.0, 7.0] * 4
 SUMMARY_KEYS = {
-    "statement", "control", "verdict", "p_predicted", "p_opposite", "alpha", "effect", "min_effect", "n",
-    "detectable_effect", "uninformative", "direction", "effect_interval", "levels", "statistic",
+    "statement",
+    "control",
+    "verdict",
+    "p_predicted",
+    "p_opposite",
+    "alpha",
+    "effect",
+    "min_effect",
+    "n",
+    "detectable_effect",
+    "uninformative",
+    "direction",
+    "effect_interval",
+    "levels",
+    "statistic",
 }
 
 
@@ -26,11 +39,18 @@ def test_the_trend_summary_holds_every_number_a_comparison_reads():
         trend = check_trend(BATCHES, RISING, rule, "rank rises")
     (summary,) = evidence.to_builtin()["trends"]
     assert set(summary) == SUMMARY_KEYS
-    assert summary["statement"] == "rank rises" and summary["control"] is False and summary["verdict"] == "verified"
+    assert (
+        summary["statement"] == "rank rises"
+        and summary["control"] is False
+        and summary["verdict"] == "verified"
+    )
     assert summary["p_predicted"] == trend.p_predicted and summary["p_opposite"] == trend.p_opposite
     assert summary["alpha"] == rule.alpha and summary["min_effect"] == rule.min_effect
     assert summary["effect"] == trend.effect and summary["n"] == 12 and summary["levels"] == 4
-    assert summary["detectable_effect"] == trend.detectable_effect and summary["uninformative"] == trend.uninformative
+    assert (
+        summary["detectable_effect"] == trend.detectable_effect
+        and summary["uninformative"] == trend.uninformative
+    )
     assert summary["direction"] == "increasing" and summary["statistic"] == rule.statistic
     assert summary["effect_interval"] == list(trend.effect_interval)
 
@@ -73,13 +93,21 @@ def test_runs_lie_between_one_and_the_number_of_responses(runs, ok):
 def test_the_note_gives_the_numbers_the_runs_and_the_scale_used():
     rule = TrendRule("increasing")
     with collecting() as evidence:
-        trend = check_trend(BATCHES, RISING, rule, "rank rises", runs=6,
-                            scale={"batch_size": 8, "levels": [1, 2], "base": 0}, memo_scale="B = 128")
+        trend = check_trend(
+            BATCHES,
+            RISING,
+            rule,
+            "rank rises",
+            runs=6,
+            scale={"batch_size": 8, "levels": [1, 2], "base": 0},
+            memo_scale="B = 128",
+        )
     (note,) = evidence.to_builtin()["notes"]
     low, high = trend.effect_interval
     assert note == (
-        f"Trend 'rank rises': verified ({rule.statistic} {trend.correlation:+.3f}, effect {trend.effect:+.3f} "
-        f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
+        f"Trend 'rank rises': verified ({rule.statistic} {trend.correlation:+.3f}, "
+        f"effect {trend.effect:+.3f} [{low:+.3f}, {high:+.3f}], "
+        f"one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
         f"12 responses of 6 runs at 4 levels; rule: {rule.describe()}); scale used: batch size 8; "
         "the memo's scale: B = 128."
     )
@@ -116,14 +144,21 @@ def test_a_refuted_trend_declares_unless_told_not_to():
     assert evidence.to_builtin()["verdict"] == "refuted"
 
 
-@pytest.mark.parametrize("name, levels, responses", [
-    ("levels", BATCHES[:-1] + [float("nan")], RISING), ("responses", BATCHES, RISING[:-1] + [float("inf")]),
-])
+@pytest.mark.parametrize(
+    "name, levels, responses",
+    [
+        ("levels", BATCHES[:-1] + [float("nan")], RISING),
+        ("responses", BATCHES, RISING[:-1] + [float("inf")]),
+    ],
+)
 def test_a_non_finite_input_names_what_and_which_check(name, levels, responses):
     from claims.evidence._record import NonFiniteEvidence
 
     for check in (check_trend, check_trend_rejected):
-        with collecting(), pytest.raises(NonFiniteEvidence, match=f"{check.__name__}.*{name}|{name}.*{check.__name__}"):
+        with (
+            collecting(),
+            pytest.raises(NonFiniteEvidence, match=f"{check.__name__}.*{name}|{name}.*{check.__name__}"),
+        ):
             check(levels, responses, TrendRule("increasing"), "bad")
 
 

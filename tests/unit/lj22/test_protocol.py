@@ -14,12 +14,20 @@ import torch
 from claims.checks._protocol import assert_judged, combined_tally, judge_order
 from claims.evidence._record import collecting
 from claims.lj22._invariants import (
-    DRIFT_RATIOS, FIT_POINTS, KINK_FRACTION, MAX_RELATIVE_MOTION, ORDER_PROTOCOL, ROUNDING_MARGIN, SLOPE_BAND,
+    DRIFT_RATIOS,
+    FIT_POINTS,
+    KINK_FRACTION,
+    MAX_RELATIVE_MOTION,
+    ORDER_PROTOCOL,
+    ROUNDING_MARGIN,
+    SLOPE_BAND,
 )
 from claims.models._flow import EULER, RK4
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
-PROTOCOL = " ".join(re.search(r"- \*\*Protocol\*\*(.*?)\n- \*\*", (ROOT / "README.md").read_text(), re.S).group(1).split())
+PROTOCOL = " ".join(
+    re.search(r"- \*\*Protocol\*\*(.*?)\n- \*\*", (ROOT / "README.md").read_text(), re.S).group(1).split()
+)
 
 
 # --- the constants, as the README states them ----------------------------------------------------
@@ -52,9 +60,20 @@ HALVING = [1 / 16, 1 / 32, 1 / 64, 1 / 128]
 
 
 def _evidence(drifts, floors=(1e-12,) * 4, usable=(True,) * 4, term_change=1.0, order=1):
-    return dict(usable=list(usable), method="euler", order=order, time=1.0, step_sizes=list(HALVING),
-                drifts=list(drifts), floors=list(floors), term_change=term_change, net_term_change=0.5,
-                smooth=True, pattern_margin=0.1, weight_margin=0.2)
+    return dict(
+        usable=list(usable),
+        method="euler",
+        order=order,
+        time=1.0,
+        step_sizes=list(HALVING),
+        drifts=list(drifts),
+        floors=list(floors),
+        term_change=term_change,
+        net_term_change=0.5,
+        smooth=True,
+        pattern_margin=0.1,
+        weight_margin=0.2,
+    )
 
 
 class Study:
@@ -76,8 +95,18 @@ def _recording_check():
     calls = []
 
     def check(step_sizes, drifts, order, band, term_change, ratio, floors, **rest):
-        calls.append(SimpleNamespace(step_sizes=step_sizes, drifts=drifts, order=order, band=band,
-                                     term_change=term_change, ratio=ratio, floors=floors, rest=rest))
+        calls.append(
+            SimpleNamespace(
+                step_sizes=step_sizes,
+                drifts=drifts,
+                order=order,
+                band=band,
+                term_change=term_change,
+                ratio=ratio,
+                floors=floors,
+                rest=rest,
+            )
+        )
         return 0.0
 
     return check, calls
@@ -87,17 +116,27 @@ FIRST_ORDER = [1e-3 / 2**k for k in range(4)]  # drift = 0.016 h: slope exactly 
 
 
 def test_judge_order_sorts_trajectories_and_checks_each_judged_one_under_the_protocol():
-    study = Study([
-        _evidence(FIRST_ORDER),                                   # judged
-        None,                                                     # not smooth
-        _evidence([1e-13] * 4, term_change=1e-13),                # static: nothing above the floor
-        _evidence(FIRST_ORDER, usable=(False, False, True, True)),  # 2 usable < FIT_POINTS: not asymptotic
-        _evidence(FIRST_ORDER, usable=(False, True, True, True)),   # exactly FIT_POINTS usable: judged
-    ])
+    study = Study(
+        [
+            _evidence(FIRST_ORDER),  # judged
+            None,  # not smooth
+            _evidence([1e-13] * 4, term_change=1e-13),  # static: nothing above the floor
+            _evidence(
+                FIRST_ORDER, usable=(False, False, True, True)
+            ),  # 2 usable < FIT_POINTS: not asymptotic
+            _evidence(FIRST_ORDER, usable=(False, True, True, True)),  # exactly FIT_POINTS usable: judged
+        ]
+    )
     check, calls = _recording_check()
     with collecting() as evidence:
         tally = judge_order([study], "balance", check, extra="detail")
-    assert tally == {"judged": 2, "not smooth": 1, "static": 1, "not asymptotic": 1, "euler slope range": [1.0, 1.0]}
+    assert tally == {
+        "judged": 2,
+        "not smooth": 1,
+        "static": 1,
+        "not asymptotic": 1,
+        "euler slope range": [1.0, 1.0],
+    }
     assert [index for _, index, _ in study.asked] == [0, 2, 3, 4]  # the not-smooth one is never asked
     first = calls[0]
     assert first.step_sizes == HALVING and first.drifts == FIRST_ORDER and first.order == 1
@@ -110,7 +149,9 @@ def test_judge_order_sorts_trajectories_and_checks_each_judged_one_under_the_pro
     record = evidence.to_builtin()
     assert record["unit"] == "trajectories"
     (row, _) = record["series"]
-    assert row["series"] == "drift against step size" and row["balance"] == "balance" and row["trajectory"] == 0
+    assert (
+        row["series"] == "drift against step size" and row["balance"] == "balance" and row["trajectory"] == 0
+    )
     assert row["method"] == "euler" and row["order"] == 1 and row["slope"] == pytest.approx(1.0, abs=1e-12)
     assert row["step_sizes"] == HALVING and row["drifts"] == FIRST_ORDER and row["term_change"] == 1.0
 
@@ -119,7 +160,9 @@ def test_a_drift_and_terms_at_the_floor_are_static_and_terms_above_it_are_not():
     floor = 1e-12
     at_floor = _evidence([floor] * 4, floors=[floor] * 4, usable=[False] * 4, term_change=floor)
     terms_moved = _evidence([floor] * 4, floors=[floor] * 4, usable=[False] * 4, term_change=2 * floor)
-    drift_moved = _evidence([floor] * 3 + [2 * floor], floors=[floor] * 4, usable=[False] * 4, term_change=floor)
+    drift_moved = _evidence(
+        [floor] * 3 + [2 * floor], floors=[floor] * 4, usable=[False] * 4, term_change=floor
+    )
     check, calls = _recording_check()
     with collecting():
         static = judge_order([Study([at_floor])], "q", check)
@@ -155,7 +198,9 @@ def test_slope_ranges_span_the_judged_slopes_of_each_method():
     assert tally["euler slope range"] == [1.0, 2.0]
 
 
-@pytest.mark.parametrize("judged, not_asymptotic, ok", [(0, 0, False), (1, 0, True), (2, 2, True), (2, 3, False)])
+@pytest.mark.parametrize(
+    "judged, not_asymptotic, ok", [(0, 0, False), (1, 0, True), (2, 2, True), (2, 3, False)]
+)
 def test_assert_judged_needs_one_judged_and_no_more_left_out_as_not_asymptotic(judged, not_asymptotic, ok):
     tally = {"judged": judged, "not asymptotic": not_asymptotic, "not smooth": 5, "static": 5}
     if ok:
@@ -169,6 +214,9 @@ def test_combined_tally_adds_counts_and_joins_slope_ranges():
     first = {"judged": 2, "static": 1, "euler slope range": [0.9, 1.1]}
     second = {"judged": 3, "static": 0, "euler slope range": [0.8, 1.0], "rk4 slope range": [3.9, 4.2]}
     assert combined_tally([first, second]) == {
-        "judged": 5, "static": 1, "euler slope range": [0.8, 1.1], "rk4 slope range": [3.9, 4.2],
+        "judged": 5,
+        "static": 1,
+        "euler slope range": [0.8, 1.1],
+        "rk4 slope range": [3.9, 4.2],
     }
     assert combined_tally([]) == {}
