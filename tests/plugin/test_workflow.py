@@ -63,7 +63,8 @@ def cache_steps(workflow: dict, path: str) -> tuple[dict, dict]:
 
 
 def upload_step(workflow: dict) -> dict:
-    return next(step for step in steps(workflow) if step.get("uses", "").startswith("actions/upload-artifact"))
+    uploads = [step for step in steps(workflow) if step.get("uses", "").startswith("actions/upload-artifact")]
+    return uploads[0]
 
 
 def uploaded_paths(workflow: dict) -> list[str]:
