@@ -182,11 +182,11 @@ def test_the_slope_is_fitted_on_the_finest_fit_points_only():
 
 
 def test_include_and_keep_select_trajectories_and_submatrices():
-    study = Study([_evidence(FIRST_ORDER), _evidence(FIRST_ORDER), None])
+    study = Study([_evidence(FIRST_ORDER), _evidence(FIRST_ORDER), None, None])
     check, calls = _recording_check()
     with collecting():
         tally = judge_order([study], "q", check, keep=lambda index: [index], include=lambda index: index != 0)
-    assert tally["judged"] == 1 and tally["not smooth"] == 1
+    assert tally["judged"] == 1 and tally["not smooth"] == 2  # counted, not flagged
     assert study.asked == [("q", 1, [1])]
 
 
