@@ -154,6 +154,7 @@ def test_judge_order_sorts_trajectories_and_checks_each_judged_one_under_the_pro
     )
     assert row["method"] == "euler" and row["order"] == 1 and row["slope"] == pytest.approx(1.0, abs=1e-12)
     assert row["step_sizes"] == HALVING and row["drifts"] == FIRST_ORDER and row["term_change"] == 1.0
+    assert row["floors"] == [1e-12] * 4 and row["usable"] == [True] * 4
 
 
 def test_a_drift_and_terms_at_the_floor_are_static_and_terms_above_it_are_not():
@@ -170,6 +171,27 @@ def test_a_drift_and_terms_at_the_floor_are_static_and_terms_above_it_are_not():
     assert static["static"] == 1 and static["not asymptotic"] == 0
     # the largest of the drifts and the terms' change decides (not the first), against the first floor
     assert moved["static"] == 0 and moved["not asymptotic"] == 2 and calls == []
+
+
+def test_the_static_test_uses_the_first_floor_and_counts_every_static_trajectory():
+    floor = 1e-12
+    # the largest motion (1.5 floor) is above the first floor and below the second: not static
+    between = _evidence([1.5 * floor] * 4, floors=[floor, 2 * floor, 2 * floor, 2 * floor], usable=[False] * 4,
+                        term_change=floor)
+    still = _evidence([floor] * 4, floors=[floor] * 4, usable=[False] * 4, term_change=floor)
+    check, _ = _recording_check()
+    with collecting():
+        tally = judge_order([Study([between, still, still])], "q", check)
+    assert tally["static"] == 2 and tally["not asymptotic"] == 1
+
+
+def test_slope_ranges_are_rounded_to_three_decimals():
+    slope = 1.23456
+    drifts = [1e-3 * h**slope for h in HALVING]
+    check, _ = _recording_check()
+    with collecting():
+        tally = judge_order([Study([_evidence(drifts)])], "q", check)
+    assert tally["euler slope range"] == [1.235, 1.235]
 
 
 def test_the_slope_is_fitted_on_the_finest_fit_points_only():

@@ -271,6 +271,31 @@ def test_reference_solution_at_a_kink_stops_at_the_evaluation_limit():
     assert "2000 evaluations" in solution.message and "of 1.0" in solution.message
 
 
+class Counted:
+    """A vector field that counts its evaluations."""
+
+    def __init__(self, field):
+        self.field, self.calls = field, 0
+
+    def __call__(self, theta, monitor=None):
+        self.calls += 1
+        return self.field(theta)
+
+
+def test_reference_solution_reports_exactly_the_evaluations_it_made():
+    smooth = Counted(Decay())
+    assert reference_solution(smooth, Y0, 1.0).evaluations == smooth.calls > 0
+    kinked = Counted(SignField())
+    solution = reference_solution(kinked, torch.tensor([[0.3]], dtype=F64), 1.0, max_evaluations=500)
+    assert not solution.completed and solution.evaluations == kinked.calls == 500  # the 501st was refused
+
+
+def test_reference_solution_caps_at_200000_evaluations_by_default():
+    import inspect
+
+    assert inspect.signature(reference_solution).parameters["max_evaluations"].default == 200_000
+
+
 def test_reference_solution_within_the_limit_is_not_cut_short():
     solution = reference_solution(Decay(), Y0, 1.0, max_evaluations=10_000)
     assert solution.completed and solution.evaluations <= 10_000
