@@ -472,3 +472,44 @@ def test_a_time_scale_of_another_batch_size_is_refused():
     flow = GradientFlow(risk, time_scale=torch.tensor([0.5, 1.0, 2.0], dtype=F64))
     with pytest.raises(ValueError):
         integrate(flow, theta[:1], 1.0, 2, EULER)
+
+
+# --- edge cases that mutation testing found unpinned ---------------------------------------------------
+
+
+def test_a_zero_weight_and_a_zero_pre_activation_at_the_start_are_not_changes():
+    """The reference pattern is z >= 0 and the reference signs theta > 0, as ``observe`` compares them:
+    observing the start itself changes nothing, even with a weight and a pre-activation exactly 0."""
+    risk, theta = _random_problem(3, batch=2)
+    theta = theta.clone()
+    theta[:, 0] = 0.0  # w_02 = 0 (a zero weight)
+    theta[0, :2] = 0.0  # trajectory 0: z_2 = 0 on every input (a zero pre-activation)
+    flow = GradientFlow(risk)
+    monitor = flow.monitor(theta)
+    flow(theta, monitor)
+    assert monitor.smooth.tolist() == [True, True] and monitor.evaluations == 1
+    assert monitor.pattern_margin[0] == 0.0 and monitor.weight_margin.tolist() == [0.0, 0.0]
+    assert monitor.pattern_margin.dtype == monitor.weight_margin.dtype == F64
+
+
+def test_a_time_scale_of_the_wrong_batch_names_both_sizes():
+    risk, theta = _random_problem(1, batch=3)
+    with pytest.raises(ValueError, match=r"^time_scale has shape \(2,\), theta a batch of 3$"):
+        GradientFlow(risk, time_scale=torch.ones(2, dtype=F64))(theta)
+
+
+def test_reference_solution_reports_a_solver_failure_as_not_completed():
+    """y' = y^2 from y = 1 blows up at t = 1: DOP853 fails before t = 2 without reaching the cap."""
+    blowup = Counted(lambda theta: theta**2)
+    solution = reference_solution(blowup, torch.tensor([[1.0]], dtype=F64), 2.0)
+    assert solution.completed is False and solution.theta is None
+    assert solution.evaluations == blowup.calls and 0.9 < solution.time_reached < 1.001
+    assert solution.rtol == 1e-12 and solution.message and "stopped after" not in solution.message
+
+
+def test_reference_solution_at_the_cap_keeps_its_rtol_and_says_not_completed():
+    solution = reference_solution(SignField(), torch.tensor([[0.3]], dtype=F64), 1.0, rtol=1e-10,
+                                  max_evaluations=300)
+    assert solution.completed is False and solution.rtol == 1e-10
+    done = reference_solution(Decay(), Y0, 1.0)
+    assert done.completed is True and isinstance(done.message, str) and done.message
