@@ -94,7 +94,9 @@ class Study:
 def _recording_check():
     calls = []
 
-    def check(step_sizes, drifts, order, band, term_change, ratio, floors, **rest):
+    # check_convergence_order's signature: the floors come as the positional ``floor``
+    def check(step_sizes, drifts, order, band, term_change, ratio, floor, **rest):
+        assert "floors" not in rest, "the floors went in as details, not as the check's floor"
         calls.append(
             SimpleNamespace(
                 step_sizes=step_sizes,
@@ -103,7 +105,7 @@ def _recording_check():
                 band=band,
                 term_change=term_change,
                 ratio=ratio,
-                floors=floors,
+                floors=floor,
                 rest=rest,
             )
         )
