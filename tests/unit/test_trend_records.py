@@ -165,3 +165,22 @@ def test_a_non_finite_input_names_what_and_which_check(name, levels, responses):
 def test_a_control_that_comes_out_verified_raises_with_its_numbers():
     with collecting(control=True), pytest.raises(ClaimViolation, match="negative control accepted: 'real'"):
         check_trend_rejected(BATCHES, RISING, TrendRule("increasing"), "real")
+
+
+def test_outside_a_claim_test_check_trend_names_itself():
+    from claims.evidence._record import OutsideClaimTest
+
+    for check in (check_trend, check_trend_rejected):
+        with pytest.raises(OutsideClaimTest, match=r"^check_trend"):
+            check(BATCHES, RISING, TrendRule("increasing"), "outside")
+
+
+def test_the_note_joins_several_scale_entries_and_adds_nothing_without_a_scale():
+    rule = TrendRule("increasing")
+    with collecting() as evidence:
+        check_trend(BATCHES, RISING, rule, "rank rises", scale={"batch_size": 8, "width": 32})
+    assert "; scale used: batch size 8, width 32." in evidence.to_builtin()["notes"][0]
+    with collecting() as evidence:
+        trend = check_trend(BATCHES, RISING, rule, "rank rises")
+    assert evidence.to_builtin()["notes"][0].endswith(f"12 runs at 4 levels; rule: {rule.describe()}).")
+    assert trend.verdict == "verified"
