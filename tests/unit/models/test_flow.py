@@ -486,6 +486,7 @@ def test_a_zero_weight_and_a_zero_pre_activation_at_the_start_are_not_changes():
     theta[0, :2] = 0.0  # trajectory 0: z_2 = 0 on every input (a zero pre-activation)
     flow = GradientFlow(risk)
     monitor = flow.monitor(theta)
+    assert monitor.pattern_margin.dtype == monitor.weight_margin.dtype == F64  # before any observation too
     flow(theta, monitor)
     assert monitor.smooth.tolist() == [True, True] and monitor.evaluations == 1
     assert monitor.pattern_margin[0] == 0.0 and monitor.weight_margin.tolist() == [0.0, 0.0]
