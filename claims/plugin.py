@@ -117,7 +117,8 @@ def pytest_configure(config: pytest.Config) -> None:
         if directory:
             config.pluginmanager.register(SelectionTracker(config, Path(directory)), "claims-selection")
         return
-    if getattr(config.option, "hypothesis_seed", None) is None and not settings.get_profile(options.profile).derandomize:
+    if getattr(config.option, "hypothesis_seed", None) is None and _profiles.SESSION_SEED[options.profile]:
+        # not under nightly: a forced seed turns Hypothesis's example database off (_profiles.SESSION_SEED)
         config.option.hypothesis_seed = random.SystemRandom().getrandbits(32)
     if config.pluginmanager.hasplugin("html"):
         config.pluginmanager.register(HtmlRows(), "claims-html-rows")

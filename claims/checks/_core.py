@@ -121,8 +121,8 @@ def _truth_value(holds: Any) -> bool:
     module = type(holds).__module__.split(".")[0]
     if module == "sympy" and type(holds).__name__ in ("BooleanTrue", "BooleanFalse"):
         return bool(holds)
-    if module in ("numpy", "torch"):
-        count = holds.numel() if module == "torch" else getattr(holds, "size", 1)
+    if module in ("numpy", "torch") and hasattr(holds, "item"):  # an array, tensor or scalar (not a dtype)
+        count = holds.numel() if module == "torch" else holds.size
         if count != 1:
             raise TypeError(f"check_property: holds must be one truth value, not {holds!r}")
         value = holds.item()

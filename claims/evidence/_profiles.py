@@ -18,6 +18,13 @@ settings.register_profile(
 settings.register_profile("nightly", max_examples=2000, phases=tuple(Phase), print_blob=True, **_COMMON)
 PROFILES = ("dev", "ci", "nightly")
 
+SESSION_SEED = {"dev": True, "ci": False, "nightly": False}
+"""Whether the plugin fixes one Hypothesis seed for a session that names none (so that the run's
+report can give the command that draws the same examples). Hypothesis does not read or write its example
+database under a forced seed, so ``nightly``, whose failing examples are kept in that database from
+night to night (.github/workflows/nightly.yml) and replayed first, draws without one: its failures
+replay from the database and print a ``@reproduce_failure`` blob. ``ci`` is derandomized."""
+
 
 def default_profile() -> str:
     """``ci`` when the CI variable says so (CI=true, as CI services set it), else ``dev``."""

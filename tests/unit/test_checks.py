@@ -407,7 +407,7 @@ def test_check_inequality_passes_equality_and_a_violation_within_the_tolerance()
         assert check_inequality(2.0, 2.0, tolerance=0.0) == 0.0
         check_inequality(1.0 + 1e-12, 1.0, tolerance=1e-9)
     assert evidence.cases == 2
-    assert evidence.holding.error == pytest.approx(1e-12, rel=1e-3)  # the nearest to violating
+    assert evidence.holding.error == pytest.approx(1e-12, rel=1e-3, abs=0)  # the nearest to violating
 
 
 @pytest.mark.parametrize(
@@ -745,7 +745,7 @@ def test_test_evidence_keeps_the_holding_case_nearest_to_violating():
             check_close(1.0, 1.0 + error, tolerance=1e-9)
         for rhs in (2.0, 1.001, 5.0):
             check_inequality(1.0, rhs, tolerance=0.0)
-    assert evidence.holding.error == pytest.approx(9e-10, rel=1e-3)
+    assert evidence.holding.error == pytest.approx(9e-10, rel=1e-3, abs=0)
     assert evidence.min_slack == pytest.approx(0.001 / 2.001)
     assert evidence.to_builtin()["max_error"] == evidence.holding.error
 

@@ -19,6 +19,7 @@ from claims.models._flow import (
     HEUN,
     METHODS,
     RK4,
+    ExplicitRungeKutta,
     GradientFlow,
     Monitor,
     integrate,
@@ -54,7 +55,20 @@ def exact_rotation(t: float) -> torch.Tensor:
     return Y0 @ torch.tensor([[c, s], [-s, c]], dtype=F64).T
 
 
+def cubic_decay(theta: torch.Tensor, monitor=None) -> torch.Tensor:
+    """dy/dt = -y^3 (non-linear, so a method's nodes c matter, not only the powers of its A)."""
+    return -theta**3
+
+
+def exact_cubic_decay(t: float) -> torch.Tensor:
+    return Y0 / torch.sqrt(1 + 2 * Y0**2 * t)
+
+
 FIELDS = {"decay": (decay, exact_decay), "rotation": (rotation, exact_rotation)}
+
+KUTTA3 = ExplicitRungeKutta("kutta3", 3, ((), (0.5,), (-1.0, 2.0)), (1 / 6, 2 / 3, 1 / 6))
+"""Kutta's third-order method: its last row has two nonzero entries, so a stage that kept only one
+slope (or the last) is wrong on it, while EULER, HEUN and RK4 (one nonzero entry per row) hide that."""
 
 
 # --- Butcher tableaux ----------------------------------------------------------------------------
@@ -124,6 +138,37 @@ def test_tableau_satisfies_exactly_the_order_conditions_of_its_order(method):
             assert value == required, (method.name, order)
     if method.order < 4:  # the next order fails: the stated order is the method's order
         assert any(value != required for value, required in conditions[method.order + 1])
+
+
+def test_kutta3_tableau_has_a_full_row_and_exactly_order_three():
+    assert KUTTA3.a[2] == (-1.0, 2.0)  # the integrator's general path: two slopes in one stage
+    conditions = _order_conditions(KUTTA3)
+    assert all(value == required for order in (1, 2, 3) for value, required in conditions[order])
+    assert any(value != required for value, required in conditions[4])
+    assert _tableau(KUTTA3)[2] == [0, Fraction(1, 2), 1]
+
+
+def test_one_kutta3_step_combines_every_slope_of_a_full_row():
+    h = 0.25
+    k1 = cubic_decay(Y0)
+    k2 = cubic_decay(Y0 + (h * 0.5) * k1)
+    k3 = cubic_decay(Y0 - h * k1 + (2 * h) * k2)
+    expected = Y0 + h * (k1 / 6 + 2 * k2 / 3 + k3 / 6)
+    torch.testing.assert_close(integrate(cubic_decay, Y0, h, 1, KUTTA3), expected, rtol=1e-15, atol=0.0)
+    # on dy/dt = -y one step is the cubic stability polynomial
+    torch.testing.assert_close(integrate(decay, Y0, h, 1, KUTTA3), Y0 * (1 - h + h**2 / 2 - h**3 / 6),
+                               rtol=1e-15, atol=0.0)
+
+
+@pytest.mark.parametrize("field", ["decay", "rotation", "cubic"])
+def test_kutta3_global_error_converges_at_order_three(field):
+    vector_field, exact = {**FIELDS, "cubic": (cubic_decay, exact_cubic_decay)}[field]
+    # y' = -y^3 from y = -2 has a Jacobian of -12 at the start: its asymptotic regime starts later
+    steps = [64, 128, 256, 512] if field == "cubic" else [8, 16, 32, 64]
+    errors = [float((integrate(vector_field, Y0, 1.0, n, KUTTA3) - exact(1.0)).abs().max()) for n in steps]
+    assert min(errors) > 1e-12
+    slope = np.polyfit(np.log([1.0 / n for n in steps]), np.log(errors), 1)[0]
+    assert abs(slope - 3) < 0.15, (errors, slope)
 
 
 def test_methods_are_indexed_by_name():
@@ -224,6 +269,31 @@ def test_reference_solution_at_a_kink_stops_at_the_evaluation_limit():
     assert solution.evaluations == 2000
     assert 0.0 < solution.time_reached < 1.0
     assert "2000 evaluations" in solution.message and "of 1.0" in solution.message
+
+
+class Counted:
+    """A vector field that counts its evaluations."""
+
+    def __init__(self, field):
+        self.field, self.calls = field, 0
+
+    def __call__(self, theta, monitor=None):
+        self.calls += 1
+        return self.field(theta)
+
+
+def test_reference_solution_reports_exactly_the_evaluations_it_made():
+    smooth = Counted(Decay())
+    assert reference_solution(smooth, Y0, 1.0).evaluations == smooth.calls > 0
+    kinked = Counted(SignField())
+    solution = reference_solution(kinked, torch.tensor([[0.3]], dtype=F64), 1.0, max_evaluations=500)
+    assert not solution.completed and solution.evaluations == kinked.calls == 500  # the 501st was refused
+
+
+def test_reference_solution_caps_at_200000_evaluations_by_default():
+    import inspect
+
+    assert inspect.signature(reference_solution).parameters["max_evaluations"].default == 200_000
 
 
 def test_reference_solution_within_the_limit_is_not_cut_short():
@@ -402,3 +472,45 @@ def test_a_time_scale_of_another_batch_size_is_refused():
     flow = GradientFlow(risk, time_scale=torch.tensor([0.5, 1.0, 2.0], dtype=F64))
     with pytest.raises(ValueError):
         integrate(flow, theta[:1], 1.0, 2, EULER)
+
+
+# --- edge cases that mutation testing found unpinned ---------------------------------------------------
+
+
+def test_a_zero_weight_and_a_zero_pre_activation_at_the_start_are_not_changes():
+    """The reference pattern is z >= 0 and the reference signs theta > 0, as ``observe`` compares them:
+    observing the start itself changes nothing, even with a weight and a pre-activation exactly 0."""
+    risk, theta = _random_problem(3, batch=2)
+    theta = theta.clone()
+    theta[:, 0] = 0.0  # w_02 = 0 (a zero weight)
+    theta[0, :2] = 0.0  # trajectory 0: z_2 = 0 on every input (a zero pre-activation)
+    flow = GradientFlow(risk)
+    monitor = flow.monitor(theta)
+    assert monitor.pattern_margin.dtype == monitor.weight_margin.dtype == F64  # before any observation too
+    flow(theta, monitor)
+    assert monitor.smooth.tolist() == [True, True] and monitor.evaluations == 1
+    assert monitor.pattern_margin[0] == 0.0 and monitor.weight_margin.tolist() == [0.0, 0.0]
+    assert monitor.pattern_margin.dtype == monitor.weight_margin.dtype == F64
+
+
+def test_a_time_scale_of_the_wrong_batch_names_both_sizes():
+    risk, theta = _random_problem(1, batch=3)
+    with pytest.raises(ValueError, match=r"^time_scale has shape \(2,\), theta a batch of 3$"):
+        GradientFlow(risk, time_scale=torch.ones(2, dtype=F64))(theta)
+
+
+def test_reference_solution_reports_a_solver_failure_as_not_completed():
+    """y' = y^2 from y = 1 blows up at t = 1: DOP853 fails before t = 2 without reaching the cap."""
+    blowup = Counted(lambda theta: theta**2)
+    solution = reference_solution(blowup, torch.tensor([[1.0]], dtype=F64), 2.0)
+    assert solution.completed is False and solution.theta is None
+    assert solution.evaluations == blowup.calls and 0.9 < solution.time_reached < 1.001
+    assert solution.rtol == 1e-12 and solution.message and "stopped after" not in solution.message
+
+
+def test_reference_solution_at_the_cap_keeps_its_rtol_and_says_not_completed():
+    solution = reference_solution(SignField(), torch.tensor([[0.3]], dtype=F64), 1.0, rtol=1e-10,
+                                  max_evaluations=300)
+    assert solution.completed is False and solution.rtol == 1e-10
+    done = reference_solution(Decay(), Y0, 1.0)
+    assert done.completed is True and isinstance(done.message, str) and done.message
