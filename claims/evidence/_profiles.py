@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors])
 _WITHOUT_TARGET = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
@@ -15,7 +16,12 @@ settings.register_profile("dev", max_examples=100, phases=_WITHOUT_TARGET, **_CO
 settings.register_profile(
     "ci", max_examples=100, derandomize=True, database=None, print_blob=True, phases=_WITHOUT_TARGET, **_COMMON
 )
-settings.register_profile("nightly", max_examples=2000, phases=tuple(Phase), print_blob=True, **_COMMON)
+# The database is named, not left to Hypothesis's default: under CI=true (as the nightly workflow runs)
+# Hypothesis's own ``ci`` profile is the default and has no database, and a profile inherits it.
+settings.register_profile(
+    "nightly", max_examples=2000, phases=tuple(Phase), print_blob=True,
+    database=DirectoryBasedExampleDatabase(".hypothesis/examples"), **_COMMON,
+)
 PROFILES = ("dev", "ci", "nightly")
 
 SESSION_SEED = {"dev": True, "ci": False, "nightly": False}

@@ -108,9 +108,11 @@ def test_the_note_gives_the_numbers_the_runs_and_the_scale_used():
         f"Trend 'rank rises': verified ({rule.statistic} {trend.correlation:+.3f}, "
         f"effect {trend.effect:+.3f} [{low:+.3f}, {high:+.3f}], "
         f"one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
-        f"12 responses of 6 runs at 4 levels; rule: {rule.describe()}); scale used: batch size 8; "
-        "the memo's scale: B = 128."
+        f"12 responses of 6 runs at 4 levels; rule: {rule.describe()}); the design detects effects of "
+        f"{trend.detectable_effect:.2f} or more with power 0.8 (not the rule's minimum effect 0.3: smaller effects "
+        "can go undetected); scale used: batch size 8; the memo's scale: B = 128."
     )
+    assert trend.detectable_effect > rule.min_effect  # so the parenthesis belongs in this note
     with collecting() as evidence:
         check_trend(BATCHES, RISING, rule, "rank rises")
     assert "12 runs at 4 levels" in evidence.to_builtin()["notes"][0]
@@ -182,5 +184,7 @@ def test_the_note_joins_several_scale_entries_and_adds_nothing_without_a_scale()
     assert "; scale used: batch size 8, width 32." in evidence.to_builtin()["notes"][0]
     with collecting() as evidence:
         trend = check_trend(BATCHES, RISING, rule, "rank rises")
-    assert evidence.to_builtin()["notes"][0].endswith(f"12 runs at 4 levels; rule: {rule.describe()}).")
+    assert evidence.to_builtin()["notes"][0].endswith(
+        f"12 runs at 4 levels; rule: {rule.describe()}); the design detects effects of {trend.detectable_effect:.2f} "
+        "or more with power 0.8 (not the rule's minimum effect 0.3: smaller effects can go undetected).")
     assert trend.verdict == "verified"
