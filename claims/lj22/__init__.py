@@ -24,6 +24,10 @@ from claims.lj22._limits import (
     linearly_separable, pair_alignments, theorem2_network_dense_tail, theorem2_network_through_frozen_layer,
     unseparable_data,
 )
+from claims.lj22._theorem2_starts import (
+    THEOREM2_BLOCK_SHAPE, THEOREM2_CONV_CHAIN, THEOREM2_THROUGH_BLOCK_SHAPE, theorem2_block_sides,
+    theorem2_block_start, theorem2_convolution_start, theorem2_through_block_matrices, theorem2_through_block_start,
+)
 from claims.lj22._invariants import (
     Balance, DRIFT_RATIOS, DriftStudy, ORDER_PROTOCOL, SLOPE_BAND, drift_study, gram_balance,
     instantaneous_rate, layer_balance, layer_rates, order_studies, organization_pairs, random_parameters,
@@ -31,6 +35,9 @@ from claims.lj22._invariants import (
 )
 
 __all__ = [
+    "THEOREM2_BLOCK_SHAPE", "THEOREM2_CONV_CHAIN", "THEOREM2_THROUGH_BLOCK_SHAPE", "theorem2_block_sides",
+    "theorem2_block_start", "theorem2_convolution_start", "theorem2_through_block_matrices",
+    "theorem2_through_block_start",
     "Balance", "DRIFT_RATIOS", "DoublingPath", "DriftStudy", "LawCount", "ORDER_PROTOCOL", "QuadraticLaw",
     "SLOPE_BAND", "alignment", "convolution_invariants", "count_laws", "describe_law", "missing_laws",
     "not_conserved", "predicted_laws", "quadratic_laws", "twin_balances", "vertex_balances",

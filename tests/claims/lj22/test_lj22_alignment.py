@@ -35,6 +35,8 @@ from claims.evidence import (
 )
 from claims.lj22 import alignment as layer_alignment
 from claims.lj22 import (
+    THEOREM2_BLOCK_SHAPE,
+    THEOREM2_CONV_CHAIN,
     block_matrices,
     convolution_chain,
     convolution_chain_invariants,
@@ -51,11 +53,13 @@ from claims.lj22 import (
     normalized_flow,
     separable_data,
     spectral_sq,
-    theorem2_network,
-    theorem2_network_through_block,
-    theorem2_network_with_convolutions,
+    theorem2_block_sides,
+    theorem2_block_start,
+    theorem2_convolution_start,
+    theorem2_through_block_matrices,
+    theorem2_through_block_start,
 )
-from claims.models import LINEAR, NetworkBuilder, Risk, kernel_rows, resnet_block, with_bias_column
+from claims.models import LINEAR, NetworkBuilder, Risk, kernel_rows, resnet_block
 from claims.report import plot_panels_over_time, record_figure
 
 EPS = sys.float_info.epsilon
@@ -475,20 +479,11 @@ def test_corollary1_trend_with_permuted_levels(co1_data):
 # ---------------------------------------------------------------------------------------------------
 
 
-T2_SHAPE = (3, 5, 4, 3)  # d, front width, block hidden b, block out c
 T2_LEVELS = doubling_levels(4.0, 4)
 
 
 def t2_risk(seed):
-    network = theorem2_network(*T2_SHAPE)
-    x, y = separable_data(16, T2_SHAPE[0], 0.3, seed)
-    return Risk(network, with_bias_column(x), y)
-
-
-def t2_matrices(network, theta):
-    w = network.edge_weights(theta)
-    A = torch.cat([network.weight_matrix("B2.U", w), network.weight_matrix("B2.Z", w)], 1)
-    return A, network.weight_matrix("Fin", w)
+    return theorem2_block_start(seed)[0]
 
 
 T2_TOLERANCE = ("256 ulps of the sides plus the RK4 path's drift of the invariant Fin^T Fin - A A^T (nuclear and "
@@ -508,7 +503,7 @@ def t2_tolerance(A, F, A0, F0, lhs, rhs):
 
 @pytest.mark.claim("LJ22.T2")
 def test_theorem2_eq13_along_trajectories():
-    c = T2_SHAPE[3]
+    c = THEOREM2_BLOCK_SHAPE[3]
     record_note(
         "Eq. (13) for j = the ResNetFree block (M = 1, K = 0): N_r = 0. The pdf prints V_c(j) = max dim W[M+1] "
         "prod_{j<k<=M} min(a_k, b_k) if j <= M, 1 otherwise; the proof's chain has the factor max dim W[M+1] on the "
@@ -529,15 +524,13 @@ def test_theorem2_eq13_along_trajectories():
     ranges = {"literal M": (-math.inf, 0.0), "K for M": (0.0, math.inf)}
     count_cases_as("paths")
     for seed in range(3 * trajectory_factor()):
-        risk = t2_risk(seed)
-        g = torch.Generator().manual_seed(500 + seed)
-        theta0 = torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64)
-        A0, F0 = t2_matrices(risk.network, theta0)
+        risk, theta0 = theorem2_block_start(seed)
+        A0, F0 = theorem2_block_sides(risk.network, theta0)
         D = eq13_offset(A0, F0)
         rows = []
         with one_case():
             for s, log10_t, th in path_points(risk, theta0, 6.0, 60):
-                A, F = t2_matrices(risk.network, th)
+                A, F = theorem2_block_sides(risk.network, th)
                 for form, vc in (("literal M", c), ("K for M", 1)):
                     lhs = frobenius_sq(A) / vc - spectral_sq(A)
                     slack = check_inequality(
@@ -579,27 +572,6 @@ def test_theorem2_eq13_along_trajectories():
     )
 
 
-T2_BLOCK_SHAPE = (3, 10, 10, 4, 1)  # d, front width, W2 width, block hidden b, block out c
-
-
-def t2_block_start(seed: int, scale: float = 1.5) -> tuple[Risk, torch.Tensor]:
-    """The M = 2 network with W2(0) = scale x an orthogonal matrix (a flat spectrum, ||W2||_F^2 / 8 >
-    ||W2||_2^2: the only starts where Eq. (13) for W2 is not vacuous) and N(0, 1) weights elsewhere."""
-    network = theorem2_network_through_block(*T2_BLOCK_SHAPE)
-    x, y = separable_data(16, T2_BLOCK_SHAPE[0], 0.3, seed)
-    g = torch.Generator().manual_seed(700 + seed)
-    w = network.edge_weights(torch.randn(network.n_parameters, generator=g, dtype=torch.float64))
-    width, front = T2_BLOCK_SHAPE[2], T2_BLOCK_SHAPE[1]
-    q, _ = torch.linalg.qr(torch.randn(width, front, generator=g, dtype=torch.float64))
-    w[torch.tensor(network.matrices["W2"])] = scale * q
-    return Risk(network, with_bias_column(x), y), network.parameters_of(w)
-
-
-def t2_block_matrices(network, theta) -> dict[str, torch.Tensor]:
-    w = network.edge_weights(theta)
-    return {k: network.weight_matrix(k, w) for k in ("W2", "B3.Y", "B3.U", "B3.Z", "Fin")}
-
-
 def t2_block_tolerance(m, m0, lhs, rhs) -> float:
     """Rounding of the norms plus the numerical drift of the three invariants the chain uses (the block's
     input side B^T B - W W^T, Lemma 11's U^T U - Y Y^T, Fin^T Fin - A A^T), each entering D one for one
@@ -633,13 +605,13 @@ def test_theorem2_eq13_through_a_block():
     # path (the checks at its points): the test's cases count paths.
     count_cases_as("paths")
     for seed in range(3 * trajectory_factor()):
-        risk, theta0 = t2_block_start(seed)
-        m0 = t2_block_matrices(risk.network, theta0)
+        risk, theta0 = theorem2_through_block_start(seed)
+        m0 = theorem2_through_block_matrices(risk.network, theta0)
         D = eq13_offset_through_block(m0["W2"], m0["B3.Y"], m0["B3.U"], m0["B3.Z"], m0["Fin"])
         rows = []
         with one_case():
             for s, log10_t, th in path_points(risk, theta0, 6.0, 40):
-                m = t2_block_matrices(risk.network, th)
+                m = theorem2_through_block_matrices(risk.network, th)
                 lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
                 slack = check_inequality(lhs, D, t2_block_tolerance(m, m0, lhs, D), seed=seed, s=s, layer="W2",
                                          tolerance_source="256 ulps of the sides plus the RK4 path's drift of the "
@@ -669,10 +641,10 @@ def test_theorem2_eq13_through_a_block():
 @pytest.mark.claim("LJ22.T2", negative_control=True)
 def test_theorem2_eq13_through_a_block_with_offset_from_another_initialization():
     """The same check with D telescoped from a different, small initialization: fails at t = 0."""
-    risk, theta0 = t2_block_start(0)
-    m = t2_block_matrices(risk.network, theta0)
+    risk, theta0 = theorem2_through_block_start(0)
+    m = theorem2_through_block_matrices(risk.network, theta0)
     g = torch.Generator().manual_seed(4343)
-    other = t2_block_matrices(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
+    other = theorem2_through_block_matrices(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
     D_other = eq13_offset_through_block(other["W2"], other["B3.Y"], other["B3.U"], other["B3.Z"], other["Fin"])
     lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
     # no fixed range of the left side (see the main test); D_other >= 0 could have accepted it
@@ -681,31 +653,9 @@ def test_theorem2_eq13_through_a_block_with_offset_from_another_initialization()
 
 # K >= 1 linear convolutions (M = 0): eta = ReLU layer with biases read as a 1-D grid, convolutions, Fin.
 
-T2_CONV_CHAIN = (3, 3, 5, ((8, 3), (1, 2)))
-"""d, front channels a_1, length L, convolutions (c_k, b_k): T_1 in R^{3 x 3 x 8} (n_1 = 3 positions), T_2 in
-R^{8 x 2 x 1} (n_2 = 2), Fin 1 x 2. V_c(1) = max dim Fin x min(a_2, b_2) = 2 x 2 = 4 < rank T1_1 <= 8: Eq. (13)
-for the first convolution says something, and Lemma 10's factor min(a_2, b_2) = 2 enters its chain."""
 
 T2_CONV_WHOLE_INPUT = (3, 4, 4, ((1, 4),))
 """One convolution whose kernel spans the grid (a = b = 4, c = 1, n = 1), Fin 1 x 1: V_c = max dim Fin = 1."""
-
-
-def t2_conv_start(shape, seed: int, scale: float = 1.0, flat_first_kernel: bool = False) -> tuple[Risk, torch.Tensor]:
-    """The network of ``shape`` (claims.lj22.theorem2_network_with_convolutions) on separable data, weights
-    N(0, scale^2); with ``flat_first_kernel`` the first kernel's T1 (c x a b) starts as 1.5 x orthonormal rows (a
-    flat spectrum: the left side of Eq. (13) is positive at t = 0, as for W2 through a block)."""
-    d, channels, length, convolutions = shape
-    network = theorem2_network_with_convolutions(d, channels, length, convolutions)
-    x, y = separable_data(16, d, 0.3, seed)
-    g = torch.Generator().manual_seed(800 + seed)
-    theta = scale * torch.randn(network.n_parameters, generator=g, dtype=torch.float64)
-    if flat_first_kernel:
-        edges = torch.tensor(network.tensors["C2"])
-        a, b, c = edges.shape
-        q, _ = torch.linalg.qr(torch.randn(a * b, c, generator=g, dtype=torch.float64))
-        # kernel_rows(T) = T.reshape(a b, c)^T: the kernel whose T1 is 1.5 q^T (orthogonal rows)
-        theta[torch.tensor(network.parameters)[edges]] = 1.5 * q.reshape(a, b, c)
-    return Risk(network, with_bias_column(x), y), theta
 
 
 def t2_conv_tolerance(kernels, F, start_invariants, lhs, rhs) -> float:
@@ -737,7 +687,7 @@ CONV_CORRECTION = (
 
 @pytest.mark.claim("LJ22.T2")
 def test_theorem2_eq13_through_convolutions():
-    d, channels, length, convolutions = T2_CONV_CHAIN
+    d, channels, length, convolutions = THEOREM2_CONV_CHAIN
     record_note(
         "Eq. (13) with K = 2 linear convolutions and M = 0 (eta = ReLU layer with biases read as a grid of "
         f"{channels} channels x {length} positions; kernels (c, b) = {list(convolutions)}, stride 1, no padding; Fin "
@@ -755,7 +705,7 @@ def test_theorem2_eq13_through_convolutions():
     # per path (the checks at its points): the test's cases count paths.
     count_cases_as("paths")
     for seed in range(3 * trajectory_factor()):
-        risk, theta0 = t2_conv_start(T2_CONV_CHAIN, seed, flat_first_kernel=True)
+        risk, theta0 = theorem2_convolution_start(THEOREM2_CONV_CHAIN, seed, flat_first_kernel=True)
         kernels0, F0 = convolution_chain(risk.network, theta0)
         start_invariants = convolution_chain_invariants(kernels0, F0)
         offsets = [eq13_offset_through_convolutions(kernels0, F0, j) for j in range(len(kernels0))]
@@ -800,7 +750,7 @@ def test_theorem2_eq13_through_convolutions():
 @pytest.mark.claim("LJ22.T2", negative_control=True)
 def test_theorem2_eq13_through_convolutions_with_offset_from_another_initialization():
     """The same check with D telescoped from a different, small initialization: fails at t = 0."""
-    risk, theta0 = t2_conv_start(T2_CONV_CHAIN, 0, flat_first_kernel=True)
+    risk, theta0 = theorem2_convolution_start(THEOREM2_CONV_CHAIN, 0, flat_first_kernel=True)
     kernels, F = convolution_chain(risk.network, theta0)
     g = torch.Generator().manual_seed(4444)
     other = convolution_chain(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
@@ -818,7 +768,7 @@ def test_theorem2_eq13_for_a_convolution_with_definition8_flattening_is_rejected
     T1 in R^{c x (a b)} (one row here, c = 1) Eq. (13) holds trivially at these points."""
     counterexamples, ratios, numbers = [], [], []
     for seed in range(3):
-        risk, theta0 = t2_conv_start(T2_CONV_WHOLE_INPUT, seed, scale=0.3)
+        risk, theta0 = theorem2_convolution_start(T2_CONV_WHOLE_INPUT, seed, scale=0.3)
         kernels0, F0 = convolution_chain(risk.network, theta0)
         points = path_points(risk, theta0, 16.0, 64)
         for s, log10_t, th in points[16::16]:
@@ -872,7 +822,7 @@ def t2_trend_row(risk: Risk, theta0: torch.Tensor, level: float, steps_per_unit:
     theta, log_t, _ = normalized_flow(
         risk, theta0[None].clone(), torch.tensor([level], dtype=torch.float64), max(8, int(steps_per_unit * level))
     )
-    A, F = t2_matrices(risk.network, theta[0])
+    A, F = theorem2_block_sides(risk.network, theta[0])
     return {
         "s": level,
         "log10_t": float(log_t[0]) / LN10,
@@ -936,7 +886,7 @@ def test_theorem2_eq14_eq15_trends(t2_data):
     record_levels_figure(
         t2_data, {"ratio": "||A||_2^2 / ||A||_F^2 (Eq. (14))", "align": "|<v_Fin, u_A>| (Eq. (15))"}, "ratio-alignment",
         "norm ratio and alignment of the ResNetFree block along the path",
-        f"{len(t2_data)} runs, shape {T2_SHAPE}, s = {T2_LEVELS}, RK4 h = 1/{T2_STEPS_PER_UNIT}",
+        f"{len(t2_data)} runs, shape {THEOREM2_BLOCK_SHAPE}, s = {T2_LEVELS}, RK4 h = 1/{T2_STEPS_PER_UNIT}",
     )
     with finding("the values at the longest arc length do not hinge on the step"):
         # Far along the path the per-example weights e^{-z_i} differ by many orders, so the direction turns
@@ -966,9 +916,9 @@ def test_theorem2_eq13_with_offset_from_another_initialization():
     risk = t2_risk(0)
     g = torch.Generator().manual_seed(4242)
     theta0 = torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64)
-    A, F = t2_matrices(risk.network, theta0)
+    A, F = theorem2_block_sides(risk.network, theta0)
     other = 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64)
-    D_other = eq13_offset(*t2_matrices(risk.network, other))
+    D_other = eq13_offset(*theorem2_block_sides(risk.network, other))
     lhs = frobenius_sq(A) - spectral_sq(A)
     # ||A||_F^2 - ||A||_2^2 >= 0: a D_other below 0 would reject trivially (it is >= 0 here)
     check_inequality_rejected(

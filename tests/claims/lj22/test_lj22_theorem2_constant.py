@@ -25,6 +25,7 @@ import torch
 from claims import check_inequality, check_inequality_rejected, finding, record_erratum, record_note
 from claims.evidence import count_cases_as, one_case
 from claims.lj22 import (
+    THEOREM2_CONV_CHAIN,
     convolution_chain,
     convolution_chain_invariants,
     eq13_offset,
@@ -33,21 +34,19 @@ from claims.lj22 import (
     eq13_vc_convolutions,
     frobenius_sq,
     normalized_flow,
-    separable_data,
     spectral_sq,
-    theorem2_network,
-    theorem2_network_through_block,
-    theorem2_network_with_convolutions,
+    theorem2_block_sides,
+    theorem2_block_start,
+    theorem2_convolution_start,
+    theorem2_through_block_matrices,
+    theorem2_through_block_start,
 )
-from claims.models import Risk, kernel_rows, with_bias_column
+from claims.models import Risk, kernel_rows
 
 EPS = sys.float_info.epsilon
 
-# The networks, starts and paths of test_lj22_alignment.py's Eq. (13) tests (same shapes, seeds, lengths, steps).
-T2_SHAPE = (3, 5, 4, 3)  # d, front width, block hidden b, block out c
-T2_BLOCK_SHAPE = (3, 10, 10, 4, 1)  # d, front width, W2 width, block hidden b, block out c
-T2_CONV_CHAIN = (3, 3, 5, ((8, 3), (1, 2)))
-
+# The networks, starts and paths of test_lj22_alignment.py's Eq. (13) tests: claims.lj22's theorem2_*_start
+# (same shapes, seeds), with that module's lengths and steps.
 TOLERANCE_SOURCE = ("256 ulps of the sides plus the RK4 path's drift (nuclear norm) of every invariant the chain "
                     "uses, each entering D at most one for one (as the Eq. (13) tests of test_lj22_alignment.py)")
 
@@ -61,41 +60,9 @@ def nuc(M: torch.Tensor) -> float:
     return float(torch.linalg.matrix_norm(M, ord="nuc"))
 
 
-def block_start(seed: int, scale: float = 1.0, fin_factor: float = 1.0) -> tuple[Risk, torch.Tensor]:
-    """The M = 1 network (a linear ResNetFree block then Fin) of the Eq. (13) trajectory test, weights N(0, scale^2)
-    from that test's seeds, Fin multiplied by ``fin_factor``."""
-    network = theorem2_network(*T2_SHAPE)
-    x, y = separable_data(16, T2_SHAPE[0], 0.3, seed)
-    g = torch.Generator().manual_seed(500 + seed)
-    w = network.edge_weights(scale * torch.randn(network.n_parameters, generator=g, dtype=torch.float64))
-    w[torch.tensor(network.matrices["Fin"])] *= fin_factor
-    return Risk(network, with_bias_column(x), y), network.parameters_of(w)
-
-
-def block_sides(network, theta) -> tuple[torch.Tensor, torch.Tensor]:
-    w = network.edge_weights(theta)
-    A = torch.cat([network.weight_matrix("B2.U", w), network.weight_matrix("B2.Z", w)], 1)
-    return A, network.weight_matrix("Fin", w)
-
-
 def block_tolerance(A, F, A0, F0, lhs, rhs) -> float:
     drift = (F.T @ F - A @ A.T) - (F0.T @ F0 - A0 @ A0.T)
     return 256 * EPS * (abs(lhs) + abs(rhs)) + nuc(drift) + float(torch.linalg.matrix_norm(drift, ord=2))
-
-
-def through_block_start(seed: int, scale: float = 1.5) -> tuple[Risk, torch.Tensor]:
-    network = theorem2_network_through_block(*T2_BLOCK_SHAPE)
-    x, y = separable_data(16, T2_BLOCK_SHAPE[0], 0.3, seed)
-    g = torch.Generator().manual_seed(700 + seed)
-    w = network.edge_weights(torch.randn(network.n_parameters, generator=g, dtype=torch.float64))
-    q, _ = torch.linalg.qr(torch.randn(T2_BLOCK_SHAPE[2], T2_BLOCK_SHAPE[1], generator=g, dtype=torch.float64))
-    w[torch.tensor(network.matrices["W2"])] = scale * q
-    return Risk(network, with_bias_column(x), y), network.parameters_of(w)
-
-
-def through_block_matrices(network, theta) -> dict[str, torch.Tensor]:
-    w = network.edge_weights(theta)
-    return {k: network.weight_matrix(k, w) for k in ("W2", "B3.Y", "B3.U", "B3.Z", "Fin")}
 
 
 def through_block_tolerance(m, m0, lhs, rhs) -> float:
@@ -105,20 +72,6 @@ def through_block_tolerance(m, m0, lhs, rhs) -> float:
                   lambda k: k["B3.U"].T @ k["B3.U"] - k["B3.Y"] @ k["B3.Y"].T,
                   lambda k: k["Fin"].T @ k["Fin"] - A(k) @ A(k).T)
     return 256 * EPS * (abs(lhs) + abs(rhs)) + sum(nuc(f(m) - f(m0)) for f in invariants)
-
-
-def conv_start(seed: int) -> tuple[Risk, torch.Tensor]:
-    """K = 2 convolutions then Fin, N(0, 1) weights, the first kernel's T1 = 1.5 x orthonormal rows."""
-    d, channels, length, convolutions = T2_CONV_CHAIN
-    network = theorem2_network_with_convolutions(d, channels, length, convolutions)
-    x, y = separable_data(16, d, 0.3, seed)
-    g = torch.Generator().manual_seed(800 + seed)
-    theta = torch.randn(network.n_parameters, generator=g, dtype=torch.float64)
-    edges = torch.tensor(network.tensors["C2"])
-    a, b, c = edges.shape
-    q, _ = torch.linalg.qr(torch.randn(a * b, c, generator=g, dtype=torch.float64))
-    theta[torch.tensor(network.parameters)[edges]] = 1.5 * q.reshape(a, b, c)
-    return Risk(network, with_bias_column(x), y), theta
 
 
 def conv_tolerance(kernels, F, start_invariants, lhs, rhs) -> float:
@@ -134,32 +87,32 @@ def test_theorem2_eq13_with_the_printed_pieces_on_the_suite_paths():
     count_cases_as("paths")
     rows, positive = [], 0
     for seed in range(3):
-        risk, theta0 = block_start(seed)
-        A0, F0 = block_sides(risk.network, theta0)
+        risk, theta0 = theorem2_block_start(seed)
+        A0, F0 = theorem2_block_sides(risk.network, theta0)
         D, D_suite = eq13_offset(A0, F0, printed=True), eq13_offset(A0, F0)
         with one_case():
             for s, th in path_points(risk, theta0, 6.0, 60):
-                A, F = block_sides(risk.network, th)
+                A, F = theorem2_block_sides(risk.network, th)
                 lhs = frobenius_sq(A) - spectral_sq(A)  # V_c = 1 (K read for the printed M; see test_lj22_alignment)
                 check_inequality(lhs, D, block_tolerance(A, F, A0, F0, lhs, D), lhs_range=(0.0, math.inf),
                                  path="block -> Fin", seed=seed, s=s, D_suite=D_suite, tolerance_source=TOLERANCE_SOURCE)
                 positive += lhs > 0
         rows.append(f"block -> Fin, seed {seed}: D printed {D:.4g} vs suite {D_suite:.4g}")
     for seed in range(3):
-        risk, theta0 = through_block_start(seed)
-        m0 = through_block_matrices(risk.network, theta0)
+        risk, theta0 = theorem2_through_block_start(seed)
+        m0 = theorem2_through_block_matrices(risk.network, theta0)
         pieces = (m0["W2"], m0["B3.Y"], m0["B3.U"], m0["B3.Z"], m0["Fin"])
         D, D_suite = eq13_offset_through_block(*pieces, printed=True), eq13_offset_through_block(*pieces)
         with one_case():
             for s, th in path_points(risk, theta0, 6.0, 40):
-                m = through_block_matrices(risk.network, th)
+                m = theorem2_through_block_matrices(risk.network, th)
                 lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
                 check_inequality(lhs, D, through_block_tolerance(m, m0, lhs, D), path="W2 -> block -> Fin",
                                  seed=seed, s=s, D_suite=D_suite, tolerance_source=TOLERANCE_SOURCE)
                 positive += lhs > 0
         rows.append(f"W2 -> block -> Fin, seed {seed}: D printed {D:.4g} vs suite {D_suite:.4g}")
     for seed in range(3):
-        risk, theta0 = conv_start(seed)
+        risk, theta0 = theorem2_convolution_start(THEOREM2_CONV_CHAIN, seed, flat_first_kernel=True)
         kernels0, F0 = convolution_chain(risk.network, theta0)
         start_invariants = convolution_chain_invariants(kernels0, F0)
         D, D_suite = (eq13_offset_through_convolutions(kernels0, F0, 0, printed=True),
@@ -194,12 +147,12 @@ def test_theorem2_eq84_squared_offset_finding():
     count_cases_as("paths")
     numbers = []
     for seed in range(3):
-        risk, theta0 = block_start(seed, SMALL_SCALE, FIN_FACTOR)
-        A0, F0 = block_sides(risk.network, theta0)
+        risk, theta0 = theorem2_block_start(seed, SMALL_SCALE, FIN_FACTOR)
+        A0, F0 = theorem2_block_sides(risk.network, theta0)
         D_printed, D = eq13_offset(A0, F0, printed=True), eq13_offset(A0, F0)
         points = []
         for s, th in path_points(risk, theta0, 6.0, 60):
-            A, F = block_sides(risk.network, th)
+            A, F = theorem2_block_sides(risk.network, th)
             points.append((frobenius_sq(A) - spectral_sq(A), s, A, F))
         lhs, s, A, F = max(points, key=lambda p: p[0] - D_printed)
         with one_case():
