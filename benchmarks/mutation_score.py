@@ -41,13 +41,7 @@ AREAS = {
         "claims.report._compare",
         "claims.report._history",
     ),
-    "math core of the dynamics claims": (
-        "claims.models._flow",
-        "claims.models._rank",
-        "claims.lj22._invariants",
-        "claims.lj22._alignment",
-        "claims.bsj25._flows",
-    ),
+    "gradient-flow integrator and invariance evidence": ("claims.models._flow", "claims.lj22._invariants"),
 }
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 SURVIVING = {"survived", "no tests", "suspicious"}
