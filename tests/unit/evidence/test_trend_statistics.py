@@ -6,11 +6,21 @@ Pinned after mutation testing found these unchecked (README, "Mutation testing")
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 import pytest
-from scipy.stats import kendalltau, pearsonr
+from scipy.stats import kendalltau, pearsonr, rankdata
 
-from claims.evidence._trend import _correlations
+from claims.evidence._trend import (
+    TrendRule,
+    _correlations,
+    _orders,
+    _permutation_p,
+    _seeded_orders,
+    detectable_effect,
+)
 
 TIED_LEVELS = np.array([1.0, 1.0, 2.0, 3.0, 3.0, 3.0])
 ROWS = np.array([[1.0, 2.0, 2.0, 4.0, 5.0, 6.0], [6.0, 5.0, 5.0, 3.0, 2.0, 1.0], [1.0, 1.0, 1.0, 1.0, 2.0, 2.0]])
@@ -67,3 +77,81 @@ def test_a_constant_side_has_correlation_zero_every_time(statistic):
         alternating = np.tile([ROWS[0], np.full(6, 2.0)], (rows // 2, 1))
         assert not np.any(_correlations(TIED_LEVELS, alternating, statistic)[1::2])
         assert not np.any(_correlations(np.full(6, 3.0), alternating, statistic))
+
+
+# ---- _permutation_p and _orders ----
+
+SLACK = 1e-12  # _permutation_p's rounding slack: ties of the statistic with itself count as at least as extreme
+
+
+def _offset_to(value: float, offset: float) -> float:
+    """A float o with o - offset == value exactly in float64 (searched among the neighbours of value + offset)."""
+    start = value + offset
+    for direction in (math.inf, -math.inf):
+        candidate = start
+        for _ in range(64):
+            if candidate - offset == value:
+                return candidate
+            candidate = math.nextafter(candidate, direction)
+    raise AssertionError(f"no float o with o - {offset} == {value}")
+
+
+def test_an_exact_p_is_the_share_of_all_orders_at_least_as_extreme_each_way():
+    rule = TrendRule("increasing")
+    ranks = rankdata([1.0, 2.0, 3.0, 4.0])
+    assert _permutation_p(ranks, np.array([1.0, 2.0, 3.0, 4.0]), 1.0, rule) == (1 / 24, 1.0, True)
+    assert _permutation_p(ranks, np.array([4.0, 3.0, 2.0, 1.0]), -1.0, rule) == (1.0, 1 / 24, True)
+    # one swap: rho = 0.8, reached by 4 of the 24 orders (Kendall's tau of the same orders: 1 reaches 2/3)
+    swapped = np.array([1.0, 3.0, 2.0, 4.0])
+    observed = float(_correlations(ranks, swapped[None, :], "spearman")[0])
+    assert _permutation_p(ranks, swapped, observed, rule) == (4 / 24, 23 / 24, True)
+
+
+def test_a_null_value_exactly_at_the_slack_boundary_counts_as_at_least_as_extreme():
+    rule = TrendRule("increasing")
+    ranks, rising = rankdata([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 2.0, 3.0, 4.0])
+    null = _correlations(ranks, (_seeded_orders(4, rule.resamples, rule.seed)[0] + 1).astype(float), "spearman")
+    top = float(null.max())  # the identity order: one of 24
+    below = float(null[null < top].max())  # the next value: 3 of 24 orders
+    greater, _, _ = _permutation_p(ranks, rising, _offset_to(top, SLACK), rule)
+    assert greater == 1 / 24  # observed - slack is the top value itself: counted
+    _, less, _ = _permutation_p(ranks, rising, _offset_to(below, -SLACK), rule)
+    assert less == 1 - 1 / 24  # observed + slack is the next value: every order but the identity
+    assert int((null == below).sum()) == 3
+
+
+def test_a_monte_carlo_p_is_one_plus_the_count_over_one_plus_the_resamples():
+    rule = TrendRule("increasing", resamples=99, seed=3)  # 5! = 120 orders > 99: random ones
+    ranks = rankdata([1.0, 2.0, 3.0, 4.0, 5.0])
+    orders, exact = _seeded_orders(5, 99, 3)
+    identities = int((orders == np.arange(5)).all(axis=1).sum())
+    assert not exact
+    assert _permutation_p(ranks, np.arange(5.0), 1.0, rule) == ((1 + identities) / 100, 1.0, False)
+    assert _permutation_p(ranks, -np.arange(5.0), -1.0, rule) == (1.0, (1 + identities) / 100, False)
+
+
+def test_the_random_orders_are_the_rules_seeded_permutations():
+    for seed in (0, 1):
+        orders, exact = _orders(6, TrendRule("increasing", resamples=99, seed=seed))
+        reference = np.random.default_rng(seed).permuted(np.tile(np.arange(6), (99, 1)), axis=1)
+        assert not exact and np.array_equal(orders, reference)
+    orders, exact = _orders(4, TrendRule("increasing", resamples=99))
+    assert exact and sorted(map(tuple, orders.tolist())) == sorted(itertools.permutations(range(4)))
+
+
+# ---- detectable_effect ----
+
+
+def test_the_detectable_effect_is_fixed_by_the_rule_seed():
+    levels = [float(level) for level in range(16)]  # distinct levels: fine-grained correlations
+    first = detectable_effect(levels, TrendRule("increasing", resamples=999))
+    assert detectable_effect(levels, TrendRule("increasing", resamples=999)) == first
+    assert detectable_effect(levels, TrendRule("increasing", resamples=999, seed=1)) != first
+
+
+def test_a_direct_call_reads_the_levels_as_trend_test_does_in_float64():
+    # integers past 2**53 round to ties in float64, as trend_test's levels do before it calls detectable_effect
+    levels = [2**53 + k for k in range(8)]
+    rule = TrendRule("increasing", resamples=999)
+    assert detectable_effect(levels, rule) == detectable_effect(np.asarray(levels, dtype=float), rule)
+    assert detectable_effect(levels, rule) != detectable_effect(list(range(8)), rule)
