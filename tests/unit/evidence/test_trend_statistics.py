@@ -20,6 +20,7 @@ from claims.evidence._trend import (
     _permutation_p,
     _seeded_orders,
     detectable_effect,
+    saturation,
 )
 
 TIED_LEVELS = np.array([1.0, 1.0, 2.0, 3.0, 3.0, 3.0])
@@ -155,3 +156,51 @@ def test_a_direct_call_reads_the_levels_as_trend_test_does_in_float64():
     rule = TrendRule("increasing", resamples=999)
     assert detectable_effect(levels, rule) == detectable_effect(np.asarray(levels, dtype=float), rule)
     assert detectable_effect(levels, rule) != detectable_effect(list(range(8)), rule)
+
+
+def _reference_detectable_effect(levels: list[float], alpha: float, seed: int, power: float = 0.8) -> float | None:
+    """detectable_effect as its docstring states it, for an exact design, on scipy's ranks: responses
+    s * standardized level ranks + the rule's Gaussian noise (seed + 2, 400 designs per s, s on the
+    geometric grid from 0.05 to 50), the exact one-sided p of each, the first s whose power reaches
+    ``power``, and the median correlation there."""
+    x = rankdata(levels)
+    n = len(x)
+
+    def pearson_rows(rows: np.ndarray) -> np.ndarray:
+        xc, yc = x - x.mean(), rows - rows.mean(axis=1, keepdims=True)
+        return (yc @ xc) / np.sqrt((xc @ xc) * (yc**2).sum(axis=1))
+
+    null = pearson_rows(np.array(list(itertools.permutations(range(1, n + 1))), dtype=float))
+    standardized = (x - x.mean()) / x.std()
+    noise = np.random.default_rng(seed + 2).standard_normal((400, n))
+    for signal in np.geomspace(0.05, 50.0, 61):
+        observed = pearson_rows(rankdata(signal * standardized + noise, axis=1))
+        p = (null[None, :] >= observed[:, None] - 1e-12).mean(axis=1)
+        if np.mean(p <= alpha) >= power:
+            return float(np.median(observed))
+    return None
+
+
+def test_the_detectable_effect_follows_its_stated_simulation():
+    levels = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    for alpha, seed in ((0.05, 0), (0.25, 5)):
+        expected = _reference_detectable_effect(levels, alpha, seed)
+        assert expected is not None
+        assert detectable_effect(levels, TrendRule("increasing", alpha=alpha, seed=seed)) == pytest.approx(
+            expected, abs=1e-12
+        )
+
+
+def test_a_monte_carlo_design_detects_nothing_below_its_smallest_p():
+    # 99 random orders: the smallest Monte Carlo p is (1 + 0) / (1 + 99) = 0.01, reached at a strong signal
+    levels = [float(level) for level in range(20)]
+    assert detectable_effect(levels, TrendRule("increasing", alpha=0.01, resamples=99)) is not None
+    assert detectable_effect(levels, TrendRule("increasing", alpha=0.00995, resamples=99)) is None
+
+
+# ---- saturation ----
+
+
+def test_saturation_reads_the_responses_in_float64_as_trend_test_does():
+    # two integers past 2**53 that float64 rounds to one value: tied, as trend_test would see them
+    assert saturation([2**53, 2**53 + 1] * 3, TrendRule("increasing")) == f"the responses are tied (all {2.0**53:g})"
