@@ -5,6 +5,7 @@ bootstrap's median bias, so that it holds the estimate."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy.stats import spearmanr
 
 from claims.evidence._trend import TrendRule, _bootstrap_interval, trend_test
@@ -56,3 +57,44 @@ def test_a_decreasing_prediction_signs_the_shifted_interval_toward_it():
     trend = trend_test(LEVELS, -SEPARATED, TrendRule("decreasing"))
     low, high = trend.effect_interval
     assert low < trend.effect < high and trend.effect > 0.96
+
+
+def _reference_interval(x, y, estimate, resamples, confidence, seed):
+    """The interval as the docstring states it, on scipy's Spearman: the rule's stream default_rng(seed + 1)
+    draws, level by level (levels ascending), each level's runs with replacement, ``resamples`` times; the
+    percentile interval of the resampled correlations shifted by median - estimate, clipped to [-1, 1]."""
+    rng = np.random.default_rng(seed + 1)
+    groups = [np.flatnonzero(x == level) for level in np.unique(x)]
+    draws = np.concatenate([g[rng.integers(0, len(g), size=(resamples, len(g)))] for g in groups], axis=1)
+    order = np.concatenate(groups)
+    values = [spearmanr(x[order], y[row]).statistic for row in draws]
+    tail = (1 - confidence) / 2
+    low, median, high = np.quantile(values, [tail, 0.5, 1 - tail])
+    return float(np.clip(low - (median - estimate), -1, 1)), float(np.clip(high - (median - estimate), -1, 1))
+
+
+NOISY = np.array([3.0, 1.0, 2.0, 5.0, 4.0, 6.0, 5.5, 9.0, 7.0, 8.0, 12.0, 10.0, 11.0, 9.5, 13.0, 12.5])
+
+
+def test_the_interval_follows_its_stated_within_level_bootstrap():
+    for seed, confidence in ((0, 0.90), (4, 0.5)):
+        rule = TrendRule("increasing", resamples=199, confidence=confidence, seed=seed)
+        expected = _reference_interval(LEVELS, NOISY, 0.875, 199, confidence, seed)
+        assert _bootstrap_interval(LEVELS, NOISY, rule, 0.875) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_interval_does_not_depend_on_the_order_of_the_runs():
+    # the same design with its levels interleaved (each level's runs kept in their order): the same draws
+    interleaved = np.argsort(np.tile(np.arange(4), 4), kind="stable").argsort(kind="stable")
+    rule = TrendRule("increasing", resamples=199)
+    levels, responses = np.empty(16), np.empty(16)
+    levels[interleaved], responses[interleaved] = LEVELS, NOISY
+    assert levels.tolist() != LEVELS.tolist()
+    assert _bootstrap_interval(levels, responses, rule, 0.875) == _bootstrap_interval(LEVELS, NOISY, rule, 0.875)
+
+
+def test_the_interval_is_fixed_by_the_rule_seed():
+    rule = TrendRule("increasing", resamples=199)
+    first = _bootstrap_interval(LEVELS, NOISY, rule, 0.875)
+    assert _bootstrap_interval(LEVELS, NOISY, rule, 0.875) == first
+    assert _bootstrap_interval(LEVELS, NOISY, TrendRule("increasing", resamples=199, seed=1), 0.875) != first

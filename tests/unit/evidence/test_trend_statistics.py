@@ -204,3 +204,9 @@ def test_a_monte_carlo_design_detects_nothing_below_its_smallest_p():
 def test_saturation_reads_the_responses_in_float64_as_trend_test_does():
     # two integers past 2**53 that float64 rounds to one value: tied, as trend_test would see them
     assert saturation([2**53, 2**53 + 1] * 3, TrendRule("increasing")) == f"the responses are tied (all {2.0**53:g})"
+
+
+def test_tied_responses_are_named_by_their_value_one_response_included():
+    assert saturation([3.0], TrendRule("increasing")) == "the responses are tied (all 3)"
+    # 0.0 and -0.0 are one value: the text names the first response's
+    assert saturation([0.0, -0.0, -0.0, 0.0], TrendRule("increasing")) == "the responses are tied (all 0)"
