@@ -98,3 +98,10 @@ def test_the_interval_is_fixed_by_the_rule_seed():
     first = _bootstrap_interval(LEVELS, NOISY, rule, 0.875)
     assert _bootstrap_interval(LEVELS, NOISY, rule, 0.875) == first
     assert _bootstrap_interval(LEVELS, NOISY, TrendRule("increasing", resamples=199, seed=1), 0.875) != first
+
+
+def test_the_interval_is_clipped_whatever_the_shift():
+    # the estimate is a correlation; past +-1 the shift alone would carry both ends out of [-1, 1]
+    rule = TrendRule("increasing", resamples=199)
+    assert _bootstrap_interval(LEVELS, NOISY, rule, 3.0) == (1.0, 1.0)
+    assert _bootstrap_interval(LEVELS, NOISY, rule, -3.0) == (-1.0, -1.0)

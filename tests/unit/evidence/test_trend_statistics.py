@@ -19,6 +19,7 @@ from claims.evidence._trend import (
     _orders,
     _permutation_p,
     _seeded_orders,
+    _slope_reaches,
     detectable_effect,
     saturation,
 )
@@ -210,3 +211,13 @@ def test_tied_responses_are_named_by_their_value_one_response_included():
     assert saturation([3.0], TrendRule("increasing")) == "the responses are tied (all 3)"
     # 0.0 and -0.0 are one value: the text names the first response's
     assert saturation([0.0, -0.0, -0.0, 0.0], TrendRule("increasing")) == "the responses are tied (all 0)"
+
+
+# ---- _slope_reaches: the Theil-Sen interval's near end against min_slope ----
+
+
+def test_the_slope_interval_is_read_at_its_near_end_signed_toward_the_prediction():
+    assert _slope_reaches(1.0, (0.5, 2.0), 0.5) and not _slope_reaches(1.0, (0.25, 2.0), 0.5)
+    assert not _slope_reaches(1.0, (2.0, 0.25), 0.5)  # either end may be the near one
+    assert _slope_reaches(-1.0, (-2.0, -0.5), 0.5) and not _slope_reaches(-1.0, (-2.0, -0.25), 0.5)
+    assert not _slope_reaches(1.0, None, 0.5)  # no interval (a design too small for scipy's): not shown
