@@ -22,6 +22,7 @@ from claims.evidence._trend import (
     _slope_reaches,
     detectable_effect,
     saturation,
+    trend_test,
 )
 
 TIED_LEVELS = np.array([1.0, 1.0, 2.0, 3.0, 3.0, 3.0])
@@ -221,3 +222,24 @@ def test_the_slope_interval_is_read_at_its_near_end_signed_toward_the_prediction
     assert not _slope_reaches(1.0, (2.0, 0.25), 0.5)  # either end may be the near one
     assert _slope_reaches(-1.0, (-2.0, -0.5), 0.5) and not _slope_reaches(-1.0, (-2.0, -0.25), 0.5)
     assert not _slope_reaches(1.0, None, 0.5)  # no interval (a design too small for scipy's): not shown
+
+
+# ---- trend_test: its inputs ----
+
+
+def test_trend_test_refuses_a_design_too_small_with_its_reason():
+    rule = TrendRule("increasing")
+    with pytest.raises(ValueError, match=r"^a trend needs at least 4 runs at 2 or more levels$"):
+        trend_test([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], rule)
+    with pytest.raises(ValueError, match=r"^one response per level: \(4,\) levels, \(3,\) responses$"):
+        trend_test([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0], rule)
+
+
+def test_trend_test_reads_levels_and_responses_in_float64():
+    # integers past 2**53 that float64 rounds together: 4 integer levels are 3 float64 levels, and two
+    # integer responses are one float64 value (tied responses)
+    levels = [2**53 + k for k in range(4)] * 2
+    trend = trend_test(levels, [1.0, 2.0, 3.0, 4.0, 2.0, 3.0, 4.0, 5.0], TrendRule("increasing", resamples=999))
+    assert trend.levels == 3
+    tied = trend_test([1.0, 2.0, 3.0, 4.0] * 2, [2**53, 2**53 + 1] * 4, TrendRule("increasing", resamples=999))
+    assert tied.uninformative == f"the responses are tied (all {2.0**53:g})" and tied.correlation == 0.0
