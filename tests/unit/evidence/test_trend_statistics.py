@@ -243,3 +243,29 @@ def test_trend_test_reads_levels_and_responses_in_float64():
     assert trend.levels == 3
     tied = trend_test([1.0, 2.0, 3.0, 4.0] * 2, [2**53, 2**53 + 1] * 4, TrendRule("increasing", resamples=999))
     assert tied.uninformative == f"the responses are tied (all {2.0**53:g})" and tied.correlation == 0.0
+
+
+# ---- trend_test: the effect's sign and the Theil-Sen slope ----
+
+
+def test_a_decreasing_prediction_signs_the_effect_without_scaling_it():
+    trend = trend_test([1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0], TrendRule("decreasing"))
+    assert trend.correlation == -1.0 and trend.effect == 1.0
+    assert trend.p_predicted == 1 / 24 and trend.p_opposite == 1.0  # the lower tail is the predicted one
+    assert -1.0 <= trend.effect_interval[0] <= trend.effect_interval[1] <= 1.0
+
+
+def test_the_theil_sen_slope_of_two_response_values_is_scipys():
+    trend = trend_test([1.0, 1.0, 2.0, 2.0], [1.0, 1.0, 2.0, 2.0], TrendRule("increasing"))
+    assert (trend.slope, trend.slope_interval) == (1.0, (1.0, 1.0))
+
+
+def test_tied_responses_have_slope_zero_with_a_zero_interval():
+    trend = trend_test([1.0, 1.0, 2.0, 2.0], [3.0, 3.0, 3.0, 3.0], TrendRule("increasing"))
+    assert (trend.slope, trend.slope_interval) == (0.0, (0.0, 0.0))
+
+
+def test_a_design_too_small_for_scipys_slope_interval_has_none_and_no_warning():
+    # scipy's interval takes the sqrt of a negative variance here (NaN); pytest turns warnings into errors
+    trend = trend_test([1.0, 1.0, 1.0, 1.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0], TrendRule("increasing"))
+    assert trend.slope == 1.0 and trend.slope_interval is None
