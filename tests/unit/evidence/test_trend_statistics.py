@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import kendalltau, pearsonr, rankdata
+from scipy.stats import kendalltau, pearsonr, rankdata, theilslopes
 
 from claims.evidence._trend import (
     TrendRule,
@@ -269,3 +269,12 @@ def test_a_design_too_small_for_scipys_slope_interval_has_none_and_no_warning():
     # scipy's interval takes the sqrt of a negative variance here (NaN); pytest turns warnings into errors
     trend = trend_test([1.0, 1.0, 1.0, 1.0, 2.0], [1.0, 1.0, 1.0, 1.0, 2.0], TrendRule("increasing"))
     assert trend.slope == 1.0 and trend.slope_interval is None
+
+
+def test_the_slope_interval_has_the_rules_confidence():
+    levels, responses = [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0], [1.0, 3.0, 2.0, 5.0, 4.0, 7.0, 6.0, 9.0]
+    for confidence in (0.5, 0.9):
+        reference = theilslopes(responses, levels, alpha=confidence)
+        trend = trend_test(levels, responses, TrendRule("increasing", confidence=confidence))
+        assert trend.slope_interval == (reference.low_slope, reference.high_slope)
+    assert trend_test(levels, responses, TrendRule("increasing", confidence=0.5)).slope_interval != trend.slope_interval
