@@ -273,6 +273,9 @@ def test_smooth_flow_horizon_is_half_the_time_to_a_kink_capped_at_twenty_percent
     assert float(flow.time_scale[1]) == pytest.approx(4 / 15, rel=1e-14, abs=0)
     _, quarter = smooth_flow(_one_neuron_risk(), _t([KINK_BOUND]), 1, fraction=0.25)
     assert quarter.time_scale.tolist() == [0.0625]
+    # no kink bound at all: only the cap (a candidate with a velocity moves, whatever its fraction)
+    _, capped = smooth_flow(_one_neuron_risk(), _t([KINK_BOUND, STATIONARY]), 1, fraction=math.inf)
+    assert capped.time_scale.tolist() == [0.2 * math.sqrt(4.0625) / math.sqrt(1.015625)]
     assert flow.risk.loss == "squared" and flow.risk.x.tolist() == [[1.0]]  # the flow of the same risk
 
 
@@ -287,6 +290,33 @@ def test_smooth_flow_keeps_the_candidates_that_move_farthest_in_their_original_o
     assert theta.tolist() == [CAP_BOUND]
     theta, _ = smooth_flow(_one_neuron_risk(), candidates, 3)
     assert theta.tolist() == [KINK_BOUND, CAP_BOUND, [4.0, 0.125]]
+
+
+def test_smooth_flow_ranks_by_horizon_times_speed_over_the_candidates_own_norm():
+    """(2, 2): 1 - a b = -3, rates (-6, -6), half its time to a kink 1/6 > the cap 0.2 * norm / speed =
+    1/15: cap-bound, relative motion 0.2 > KINK_BOUND's 0.0625, though its horizon is shorter."""
+    theta, flow = smooth_flow(_one_neuron_risk(), _t([KINK_BOUND, [2.0, 2.0]]), 1)
+    assert theta.tolist() == [[2.0, 2.0]]
+    assert float(flow.time_scale[0]) == pytest.approx(1 / 15, rel=1e-14, abs=0) and 1 / 15 < 0.125
+
+
+def test_smooth_flow_breaks_ties_in_favour_of_the_earlier_candidate():
+    """Here the flow is symmetric in a and b (x = 1, both positive), so (a, b) and (b, a) move alike and
+    tie exactly; twenty cap-bound candidates in such pairs all have relative motion 0.2 up to rounding.
+    The kept batch takes the earlier candidate of a tied pair (a stable sort: reproducible), whichever
+    pair the rounding ranks first."""
+    values = [0.25 + 0.125 * k for k in range(12)]
+    candidates = _t([pair for k in range(10) for pair in ([values[k], values[k + 2]], [values[k + 2], values[k]])])
+    risk = _one_neuron_risk()
+    flow = GradientFlow(risk)
+    horizon = torch.minimum(flow.time_to_kink(candidates, 0.5), 0.2 * candidates.norm(dim=1) / flow(candidates).norm(dim=1))
+    motion = horizon * flow(candidates).norm(dim=1) / candidates.norm(dim=1)
+    assert torch.equal(motion[0::2], motion[1::2])  # the pairs tie exactly
+    for batch in (1, 5, 19):
+        theta, _ = smooth_flow(risk, candidates, batch)
+        ranked = sorted(range(20), key=lambda i: (-float(motion[i]), i))[:batch]
+        assert theta.tolist() == candidates[sorted(ranked)].tolist(), batch
+    assert smooth_flow(risk, candidates, 1)[0].tolist() == [candidates[14].tolist()]
 
 
 def test_smooth_flow_refuses_when_fewer_candidates_move_than_needed():
@@ -325,6 +355,16 @@ def test_random_parameters_signs_and_magnitudes_come_from_one_generator_of_the_s
     assert torch.equal(random_parameters(network, 5, seed=7), expected)
 
 
+def test_a_sign_draw_of_exactly_one_half_is_positive():
+    """The sign is negative where the uniform draw is below 1/2: seed 479's draw for parameter 0 of run 27
+    (of 64) is exactly 0.5 (found by search), and that parameter is positive."""
+    network = mlp([2, 3, 1], RELU)
+    generator = torch.Generator().manual_seed(479)
+    torch.rand(64, network.n_parameters, generator=generator, dtype=F64)
+    assert float(torch.rand(64, network.n_parameters, generator=generator)[27, 0]) == 0.5
+    assert float(random_parameters(network, 64, seed=479)[27, 0]) > 0
+
+
 def _instance_data(network, seed, n_examples, bias):
     generator = torch.Generator().manual_seed(seed)
     d = network.n_inputs - bias
@@ -350,9 +390,43 @@ def test_trajectory_instance_draws_data_in_the_unit_ball_labels_and_kept_initial
     assert flow.risk is risk
 
 
+def test_trajectory_instance_data_are_float64_and_a_label_draw_of_one_half_is_positive():
+    """Labels are -1 where the uniform draw is below 1/2: seed 13573's draw for example 108 of 128 (2 inputs)
+    is exactly 0.5 (found by search), and its label is +1."""
+    network = mlp([2, 3, 1], RELU)
+    x, _ = _instance_data(network, 13573, 128, False)
+    generator = torch.Generator().manual_seed(13573)
+    torch.randn(128, 2, generator=generator, dtype=F64)
+    assert float(torch.rand(128, generator=generator)[108]) == 0.5
+    risk, _, _ = trajectory_instance(network, seed=13573, batch=1, n_examples=128, candidates=4)
+    assert float(risk.y[108]) == 1.0
+    assert risk.x.dtype == risk.y.dtype == F64
+    biased = trajectory_instance(mlp([2, 3, 1], RELU, bias=True), seed=1, batch=1, n_examples=4, candidates=4)[0]
+    assert biased.x.dtype == biased.y.dtype == F64
+
+
 def test_trajectory_instance_defaults_are_16_of_128_candidates_6_examples_and_the_logistic_loss():
     network = mlp([2, 3, 1], LINEAR)
     risk, theta, _ = trajectory_instance(network, seed=1)
     assert theta.shape == (16, network.n_parameters) and risk.x.shape == (6, 2) and risk.loss == "logistic"
     kept, _ = smooth_flow(risk, random_parameters(network, 128, seed=2), 16)
     assert torch.equal(theta, kept)
+
+
+def test_a_study_is_smooth_only_if_every_run_was():
+    """(a, b) = (2, 1): 1 - a b = -1, so db/dt = -2 and the flow settles at a b = 1 with b > 0. Two Euler
+    steps of 0.5 land on b = 0 (a sign change); four of 0.25 stay positive. The study of (2, 4) steps is
+    not smooth although its finest run is."""
+    risk = _one_neuron_risk()
+    flow, theta = GradientFlow(risk), _t([[2.0, 1.0]])
+    balance = vertex_balance(ONE_NEURON, 1)
+    assert drift_study(flow, theta, [balance], 1.0, [4, 8], EULER).smooth.tolist() == [True]
+    assert drift_study(flow, theta, [balance], 1.0, [2, 4], EULER).smooth.tolist() == [False]
+
+
+def test_an_empty_selection_of_a_matrix_balance_is_an_empty_submatrix():
+    eye = [[1.0, 0.0], [0.0, 1.0]]
+    study = _study(start=([eye, eye], [eye, eye]), finals=[([eye, eye], [eye, eye])], motion=[eye, eye],
+                   step_counts=(4,))
+    assert study.drifts("q", 1, keep=[]).shape == (1, 0, 0)
+    assert study.evidence("q", 1, keep=[])["drifts"] == [0.0]

@@ -103,6 +103,17 @@ def test_twin_balance_raises_for_vertices_with_different_in_or_out(widths, u, v)
         twin_balance(mlp(widths, RELU), u, v)
 
 
+def test_twin_balance_needs_both_the_same_in_and_the_same_out_sets():
+    # 1 and 2 share IN = {0}, but 1 also feeds the output: OUT {3, 4} vs {3}
+    same_in = DagNetwork(1, 5, ((0, 1), (0, 2), (1, 3), (2, 3), (1, 4), (3, 4)), (LINEAR, RELU, RELU, RELU, LINEAR))
+    with pytest.raises(ValueError, match="^vertices 1 and 2 do not have the same IN and OUT sets$"):
+        twin_balance(same_in, 1, 2)
+    # 2 and 3 share OUT = {4}, but IN {0, 1} vs {0}
+    same_out = DagNetwork(2, 5, ((0, 2), (1, 2), (0, 3), (2, 4), (3, 4)), (LINEAR, LINEAR, RELU, RELU, LINEAR))
+    with pytest.raises(ValueError, match="^vertices 2 and 3 do not have the same IN and OUT sets$"):
+        twin_balance(same_out, 2, 3)
+
+
 def test_twin_balance_raises_when_only_one_vertex_has_a_bias():
     network = mlp([2, 3, 1], RELU, bias=True)
     assert {network.edges[e][0] for e in network.in_edges[3]} == {0, 1, 2}  # 2 is the bias vertex
@@ -435,6 +446,8 @@ def test_gram_balance_terms_are_the_two_grams_restricted_alike():
     assert balance.minus(w).tolist() == [[5.0, 11.0], [11.0, 25.0]]  # W1 W1^T
     second = gram_balance("g1", _matrix(network, "W1"), _matrix(network, "W2"), active=[1])
     assert second.plus(w).tolist() == [[1.0]] and second.minus(w).tolist() == [[25.0]]
+    # no active neuron (Definition 6's active set can be empty): an empty 0 x 0 balance, not an error
+    assert gram_balance("none", _matrix(network, "W1"), _matrix(network, "W2"), active=[])(w).shape == (0, 0)
 
 
 def test_the_rate_is_along_minus_the_gradient_and_the_scale_on_magnitudes():
@@ -496,3 +509,8 @@ def test_organization_pairs_skip_fixed_edges():
     )
     assert organization_pairs(network, [(1, 2)]) == ([], [(2, 3)])
     assert organization_pairs(network, [(2, 1)]) == ([], [(3, 2)])
+    # no pair on one side is a zero term (an empty sum, indexed with an empty index tensor)
+    weights = torch.tensor([1.0, 3.0, -0.5, 4.0], dtype=F64)
+    for absolute, out_term in [(True, 2.0), (False, -2.0)]:
+        balance = shared_balance(network, [(1, 2)], absolute)
+        assert (float(balance.plus(weights)), float(balance.minus(weights))) == (0.0, out_term)
