@@ -346,9 +346,10 @@ def smooth_flow(
     flow = GradientFlow(risk)
     horizon = flow.time_to_kink(candidates, fraction)
     speed = flow(candidates).norm(dim=1)
-    # A candidate at a stationary point (every unit dead: no velocity, no kink ahead, an infinite
-    # horizon) has no dynamics to judge.
-    moving = torch.isfinite(horizon) & (speed > 0)
+    # A candidate at a stationary point (every unit dead: no velocity, so no kink ahead either and an
+    # infinite horizon) has no dynamics to judge. Any other has a finite horizon for a finite fraction
+    # and, for ``fraction = inf`` (no kink bound), the cap below.
+    moving = speed > 0
     if int(moving.sum()) < batch:
         raise ValueError(f"only {int(moving.sum())} of {len(candidates)} candidates move; {batch} needed")
     # Cap each horizon where theta has moved MAX_RELATIVE_MOTION of its norm (at the initial speed),

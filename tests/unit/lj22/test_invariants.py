@@ -10,7 +10,7 @@ from itertools import pairwise
 import pytest
 import torch
 
-from claims.models._builders import mlp, with_bias_column
+from claims.models._builders import Conv, mlp, sequential, with_bias_column
 from claims.evidence._record import collecting
 from claims.models._flow import EULER, HEUN, GradientFlow, integrate
 from claims.lj22._invariants import (
@@ -20,11 +20,13 @@ from claims.lj22._invariants import (
     instantaneous_rate,
     layer_balance,
     layer_rates,
+    organization_pairs,
     random_parameters,
+    shared_balance,
     twin_balance,
     vertex_balance,
 )
-from claims.models._networks import LINEAR, RELU
+from claims.models._networks import LINEAR, RELU, DagNetwork
 from claims.models._numerics import gamma
 from claims.models._risk import Risk
 from claims.checks import check_convergence_order, check_nonzero_limit
@@ -99,6 +101,17 @@ def test_twin_balance_terms_are_the_shared_in_and_out_products():
 def test_twin_balance_raises_for_vertices_with_different_in_or_out(widths, u, v):
     with pytest.raises(ValueError, match="same IN and OUT"):
         twin_balance(mlp(widths, RELU), u, v)
+
+
+def test_twin_balance_needs_both_the_same_in_and_the_same_out_sets():
+    # 1 and 2 share IN = {0}, but 1 also feeds the output: OUT {3, 4} vs {3}
+    same_in = DagNetwork(1, 5, ((0, 1), (0, 2), (1, 3), (2, 3), (1, 4), (3, 4)), (LINEAR, RELU, RELU, RELU, LINEAR))
+    with pytest.raises(ValueError, match="^vertices 1 and 2 do not have the same IN and OUT sets$"):
+        twin_balance(same_in, 1, 2)
+    # 2 and 3 share OUT = {4}, but IN {0, 1} vs {0}
+    same_out = DagNetwork(2, 5, ((0, 2), (1, 2), (0, 3), (2, 4), (3, 4)), (LINEAR, LINEAR, RELU, RELU, LINEAR))
+    with pytest.raises(ValueError, match="^vertices 2 and 3 do not have the same IN and OUT sets$"):
+        twin_balance(same_out, 2, 3)
 
 
 def test_twin_balance_raises_when_only_one_vertex_has_a_bias():
@@ -393,3 +406,111 @@ def test_drift_study_refuses_two_balances_with_one_name():
     perturbed = dataclasses.replace(conserved, minus=lambda w: torch.zeros((), dtype=w.dtype))  # same name
     with pytest.raises(ValueError):
         drift_study(flow, theta, [conserved, perturbed], 1.0, [2, 4], EULER)
+
+
+# --- exact small cases: names, messages, rates and scales pinned to their formulas -----------------------
+
+ONE_NEURON = mlp([1, 1, 1], RELU)  # theta = (a, b): z = a x, nu = b relu(z)
+TWO_INPUTS = mlp([2, 1, 1], RELU)  # theta = (a1, a2, b): z = a1 x1 + a2 x2, nu = b relu(z)
+
+
+def _squared(network, x) -> Risk:
+    """Squared loss and label 1 on one example: dR/dnu = -(1 - nu), so the rates are dyadic."""
+    return Risk(network, torch.tensor([x], dtype=F64), torch.tensor([1.0], dtype=F64), loss="squared")
+
+
+def test_balance_names_say_which_equation_and_which_edges():
+    network = mlp([2, 3, 1], RELU)
+    assert vertex_balance(network, 3).name == "Eq. (4) at vertex 3"
+    assert vertex_balance(network, 3, left_out=[9, 1]).name == "Eq. (4) at vertex 3 without edges (1, 9)"
+    assert twin_balance(network, 2, 4).name == "Eq. (5) at vertices (2, 4)"
+    assert layer_balance([0, 3], [1]).name == "Eq. (7) F=(0, 3) F'=(1,)"
+    with pytest.raises(ValueError, match=r"^vertices 2 and 5 do not have the same IN and OUT sets$"):
+        twin_balance(network, 2, 5)
+
+
+def test_vertex_balance_leaves_out_inward_and_outward_edges_alike():
+    network = mlp([2, 3, 1], RELU)  # vertex 2: in-edges 0 (from 0) and 1 (from 1), out-edge 6 (to 5)
+    w = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.5, 8.0, 9.0], dtype=F64)
+    assert float(vertex_balance(network, 2)(w)) == 1.0 + 4.0 - 0.25
+    assert float(vertex_balance(network, 2, left_out=[6])(w)) == 1.0 + 4.0
+    assert float(vertex_balance(network, 2, left_out=[0]).plus(w)) == 4.0
+
+
+def test_gram_balance_terms_are_the_two_grams_restricted_alike():
+    network = mlp([2, 2, 1], LINEAR)  # W1 (2 x 2) from edges 0..3, W2 (1 x 2) from edges 4, 5
+    w = torch.tensor([1.0, 2.0, 3.0, 4.0, 0.5, -1.0], dtype=F64)
+    balance = gram_balance("g", _matrix(network, "W1"), _matrix(network, "W2"))
+    assert balance.name == "g"
+    assert balance.plus(w).tolist() == [[0.25, -0.5], [-0.5, 1.0]]  # W2^T W2
+    assert balance.minus(w).tolist() == [[5.0, 11.0], [11.0, 25.0]]  # W1 W1^T
+    second = gram_balance("g1", _matrix(network, "W1"), _matrix(network, "W2"), active=[1])
+    assert second.plus(w).tolist() == [[1.0]] and second.minus(w).tolist() == [[25.0]]
+    # no active neuron (Definition 6's active set can be empty): an empty 0 x 0 balance, not an error
+    assert gram_balance("none", _matrix(network, "W1"), _matrix(network, "W2"), active=[])(w).shape == (0, 0)
+
+
+def test_the_rate_is_along_minus_the_gradient_and_the_scale_on_magnitudes():
+    """One ReLU neuron, x = 1, squared loss, (a, b) = (2, -0.25): 1 - nu = 1.5, da/dt = 1.5 b = -0.375,
+    db/dt = 1.5 a = 3, G = |grad| = (0.375, 3) (every path: |b| |x| and |a| |x|). d(a^2)/dt = 2 a da/dt
+    = -1.5 with scale 2 |a| G_a = 1.5; d(b^2)/dt = -1.5, scale 1.5; Eq. (4) at the neuron: 0, scale 3."""
+    risk = _squared(ONE_NEURON, [1.0])
+    theta = torch.tensor([2.0, -0.25], dtype=F64)
+    tolerance = gamma(risk.gradient_rounding_depth() + ONE_NEURON.n_edges + 2)
+    for balance, rate, scale in [
+        (layer_balance([0], []), -1.5, 1.5),
+        (layer_balance([1], []), -1.5, 1.5),
+        (layer_balance([], [1]), 1.5, 1.5),
+        (vertex_balance(ONE_NEURON, 1), 0.0, 3.0),
+    ]:
+        result = instantaneous_rate(risk, balance, theta)
+        assert (float(result.rate), float(result.scale), result.tolerance) == (rate, scale, tolerance), balance.name
+
+
+def test_layer_rates_exact_on_two_inputs_with_a_layer_overlapping_the_reference():
+    """x = (1, 0.5), (a1, a2, b) = (1, -1, 0.25): z = 0.5, 1 - nu = 0.875, rates (0.21875, 0.109375, 0.4375)
+    and G = (0.21875, 0.109375, 0.875 * (|a1| + 0.5 |a2|)) = (.., .., 1.3125). Against F' = {b}:
+    F = {a1}: 2 a1 da1 - 2 b db = 0.4375 - 0.21875, scale 0.4375 + 0.65625; F = {a2}: -0.21875 - 0.21875,
+    scale 0.21875 + 0.65625; F = {a1, b}: b cancels (membership 0), 0.4375 with scale 0.4375; F = F': 0."""
+    risk = _squared(TWO_INPUTS, [1.0, 0.5])
+    theta = torch.tensor([1.0, -1.0, 0.25], dtype=F64)
+    rates = layer_rates(risk, theta, [[0], [1], [0, 2], [2]], [2])
+    assert [(float(r.rate), float(r.scale)) for r in rates] == [
+        (0.21875, 1.09375), (-0.4375, 0.875), (0.4375, 0.4375), (0.0, 0.0)
+    ]
+    tolerance = gamma(risk.gradient_rounding_depth() + TWO_INPUTS.n_edges + 2)
+    assert all(r.tolerance == tolerance for r in rates)
+    assert [float(r.rate) for r in layer_rates(risk, theta, [[0], [1]], [])] == [0.4375, -0.21875]
+
+
+def test_organization_pairs_of_two_convolution_channels_each_parameter_pair_once():
+    """A 1-D convolution of 1 input channel of length 3, kernel 2, 2 output channels: the neuron pairs
+    (3, 5) and (4, 6) (channels 0 and 1 at positions 0 and 1) share the kernel pairs (0, 1) and (2, 3),
+    kept once with their first edges (0, 4) and (1, 5); the output weights are not shared: two pairs."""
+    network = sequential((1, 3), [Conv(2, 2)])
+    organization = list(zip(*network.neurons["C1"]))
+    assert organization == [(3, 5), (4, 6)]
+    assert organization_pairs(network, organization) == ([(0, 4), (1, 5)], [(8, 10), (9, 11)])
+    assert organization_pairs(network, organization[::-1]) == ([(2, 6), (3, 7)], [(9, 11), (8, 10)])
+    # theta = (k0 off0, k1 off0, k0 off1, k1 off1, out 3, out 4, out 5, out 6)
+    weights = network.edge_weights(torch.tensor([1.0, -2.0, 3.0, 0.5, 2.0, -1.0, 0.25, 4.0], dtype=F64))
+    printed, unsigned = shared_balance(network, organization), shared_balance(network, organization, absolute=False)
+    assert printed.name == "Eq. (54) (|w w'| as printed) on 2 neuron pairs"
+    assert unsigned.name == "Eq. (54) (w w' without absolute values) on 2 neuron pairs"
+    assert (float(printed.plus(weights)), float(printed.minus(weights))) == (2.0 + 1.5, 0.5 + 4.0)
+    assert (float(unsigned.plus(weights)), float(unsigned.minus(weights))) == (-2.0 + 1.5, 0.5 - 4.0)
+
+
+def test_organization_pairs_skip_fixed_edges():
+    """Vertices 1 and 2 share the source 0, but edge 0 -> 1 is fixed (no parameter): no IN pair."""
+    network = DagNetwork(
+        n_inputs=1, n_vertices=4, edges=((0, 1), (0, 2), (1, 3), (2, 3)), slopes=(LINEAR, RELU, RELU, LINEAR),
+        learnable=(False, True, True, True), constants={0: 1.0},
+    )
+    assert organization_pairs(network, [(1, 2)]) == ([], [(2, 3)])
+    assert organization_pairs(network, [(2, 1)]) == ([], [(3, 2)])
+    # no pair on one side is a zero term (an empty sum, indexed with an empty index tensor)
+    weights = torch.tensor([1.0, 3.0, -0.5, 4.0], dtype=F64)
+    for absolute, out_term in [(True, 2.0), (False, -2.0)]:
+        balance = shared_balance(network, [(1, 2)], absolute)
+        assert (float(balance.plus(weights)), float(balance.minus(weights))) == (0.0, out_term)

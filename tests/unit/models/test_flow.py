@@ -514,3 +514,55 @@ def test_reference_solution_at_the_cap_keeps_its_rtol_and_says_not_completed():
     assert solution.completed is False and solution.rtol == 1e-10
     done = reference_solution(Decay(), Y0, 1.0)
     assert done.completed is True and isinstance(done.message, str) and done.message
+
+
+def test_reference_solution_stops_after_200000_evaluations_when_not_told_otherwise(monkeypatch):
+    """The default cap as behaviour, not only as the signature's default: a stand-in for DOP853 that
+    evaluates until refused is stopped after exactly 200,000 evaluations, and the message says so."""
+    import claims.models._flow as flow_module
+
+    def evaluate_until_refused(fun, span, y0, **options):
+        while True:
+            fun(span[0], y0)
+
+    monkeypatch.setattr(flow_module, "solve_ivp", evaluate_until_refused)
+    solution = reference_solution(lambda theta: theta, torch.zeros(1, 1, dtype=F64), 1.0)
+    assert solution.completed is False and solution.evaluations == 200_000
+    assert solution.message == "stopped after 200000 evaluations at t = 0 of 1.0"
+
+
+# --- time_to_kink and the kinked vertices on exact small cases -----------------------------------------
+
+ONE_NEURON = mlp([1, 1, 1], RELU)  # theta = (a, b): h = relu(a x), nu = b h (a linear output)
+
+
+def test_time_to_kink_on_one_relu_neuron_is_the_exact_first_order_time():
+    """Squared loss, x = 1, y = 1: with 1 - nu = 1 - a b, da/dt = (1 - a b) b, db/dt = (1 - a b) a and
+    dz/dt = da/dt. At (a, b) = (2, 0.25): rates (0.125, 1) and z = 2 at rate 0.125, so the times are
+    16 (a), 0.25 (b) and 16 (z): b, moving at rate exactly 1, sets the horizon. At (0, 0), a stationary
+    point, nothing moves: no horizon (inf), not 0 / 0."""
+    risk = Risk(ONE_NEURON, torch.tensor([[1.0]], dtype=F64), torch.tensor([1.0], dtype=F64), loss="squared")
+    theta = torch.tensor([[2.0, 0.25], [0.0, 0.0]], dtype=F64)
+    flow = GradientFlow(risk)
+    torch.testing.assert_close(flow(theta), torch.tensor([[0.125, 1.0], [0.0, 0.0]], dtype=F64), rtol=0, atol=0)
+    assert flow.time_to_kink(theta, fraction=1.0).tolist() == [0.25, math.inf]
+    assert flow.time_to_kink(theta).tolist() == [0.0625, math.inf]
+
+
+def test_input_vertices_are_never_watched_as_kinks_whatever_their_slope_entry():
+    """Inputs carry x (``vertex_values`` never applies their slope), so an input's slope entry, here
+    ReLU, is no kink: the monitor's pattern has one column per example and hidden ReLU vertex, and the
+    pattern margin is the hidden pre-activation's |a x| = 1, not the input's |x| = 0.5."""
+    import dataclasses
+
+    relu_input = dataclasses.replace(ONE_NEURON, slopes=(RELU, RELU, LINEAR))
+    x, y = torch.tensor([[0.5]], dtype=F64), torch.tensor([1.0], dtype=F64)
+    theta = torch.tensor([[2.0, 0.25]], dtype=F64)
+    assert relu_input(relu_input.edge_weights(theta[0]), -x).item() == ONE_NEURON(
+        ONE_NEURON.edge_weights(theta[0]), -x
+    ).item()  # the input's slope entry changes nothing the network computes
+    flow = GradientFlow(Risk(relu_input, x, y))
+    monitor = flow.monitor(theta)
+    assert monitor.pattern.shape == (1, 1)
+    flow(theta, monitor)
+    assert monitor.pattern_margin.tolist() == [1.0]
