@@ -10,7 +10,14 @@ import math
 import pytest
 
 from claims.checks import LimitEstimate, check_settled_limit, check_settled_limit_rejected, limit_estimate
-from claims.checks._limits import ALWAYS_VIOLATED, NO_EXTRAPOLATION, NO_ROOM, NOT_SHRINKING, UNSETTLED, VACUOUS
+from claims.checks._limits import (
+    ALWAYS_VIOLATED,
+    NO_EXTRAPOLATION,
+    NO_ROOM,
+    NOT_SHRINKING,
+    UNSETTLED,
+    VACUOUS,
+)
 from claims.evidence._record import ClaimViolation, NonFiniteEvidence, collecting
 
 # q = 3/4 + x^2 along x = 1, 1/2, 1/4, 1/8: the line through two samples meets x = 0 at 3/4 - x0 x1, so the
@@ -63,7 +70,7 @@ def test_the_check_extrapolates_with_the_coarse_run_tolerance_and_range_it_is_gi
 
 
 def test_the_control_extrapolates_with_the_coarse_run_tolerance_and_range_it_is_given():
-    run = lambda: check_settled_limit_rejected(XS, QS, 0.0, 0.5, coarse_variable=XS, coarse_values=COARSE,  # noqa: E731
+    run = lambda: check_settled_limit_rejected(XS, QS, 0.0, 0.5, coarse_variable=XS, coarse_values=COARSE,
                                                tolerance=TOLERANCE, value_range=RANGE, run="fine")
     estimate, evidence = recorded(run, control=True)
     assert (estimate.limit, estimate.error_bar, estimate.low, estimate.high) == (
@@ -82,8 +89,8 @@ def test_the_control_extrapolates_with_the_coarse_run_tolerance_and_range_it_is_
 def test_a_control_whose_statement_touches_the_range_or_lies_inside_it_is_informative():
     # [0, 1/4] meets the range (1/4, 1) at its end; [1/4, 1/2] lies inside it: a limit could meet either
     for lower, upper in ((0.0, 0.25), (0.25, 0.5)):
-        _, evidence = recorded(lambda: check_settled_limit_rejected(None, [0.375, 0.625, 0.75, 0.8125], lower, upper,
-                                                                    value_range=(0.25, 1.0)), control=True)
+        _, evidence = recorded(lambda lower=lower, upper=upper: check_settled_limit_rejected(
+            None, [0.375, 0.625, 0.75, 0.8125], lower, upper, value_range=(0.25, 1.0)), control=True)
         assert evidence["informative_violating"] == 1, (lower, upper)
     _, evidence = recorded(lambda: check_settled_limit_rejected(None, [0.375, 0.625, 0.75, 0.8125], 0.0, 0.125,
                                                                 value_range=(0.25, 1.0)), control=True)
