@@ -11,6 +11,7 @@ from claims.checks import (
     check_convergence_order,
     check_convergence_order_rejected,
     check_nonzero_limit_rejected,
+    check_nonzero_rate_rejected,
 )
 from claims.evidence._record import ClaimViolation, collecting
 
@@ -54,6 +55,13 @@ def test_an_order_control_whose_error_is_exactly_one_is_accepted():
         check_convergence_order_rejected(*arguments)
 
 
+def test_an_order_control_between_one_and_two_is_a_rejection():
+    # slope 1 where 2 is claimed, band 2/3: error 3/2, past the threshold 1 (the bound of the score's range is 2)
+    with collecting(control=True):
+        error = check_convergence_order_rejected(HALVING, [h / 2 for h in HALVING], 2, 2 / 3, 1.0, 0.5)
+    assert error == pytest.approx(1.5, abs=1e-12)
+
+
 def test_the_order_control_names_itself_in_its_usage_errors():
     assert refusal(ValueError, lambda: check_convergence_order_rejected(HALVING[:3], SQUARES[:3], 2, 0.25, 1.0, 0.5)) == (
         "check_convergence_order_rejected: at least 4 step sizes, not 3")
@@ -84,3 +92,24 @@ def test_a_limit_control_whose_error_is_exactly_one_is_accepted():
 def test_the_limit_control_names_itself_in_its_usage_errors():
     assert refusal(ValueError, lambda: check_nonzero_limit_rejected(HALVING, [0.0, 0.5, 1.0, 1.0], 1, 1.0)) == (
         "check_nonzero_limit_rejected: the factor must exceed 1")
+
+
+# ------------------------------------------------------------------------ check_nonzero_rate_rejected
+
+
+def test_the_rate_control_records_its_shortfall_as_a_nonzero_rate_case_against_one():
+    # rate 1/32 of its scale against 3 x 1/32: the shortfall 2 (3/32) / (3/32 + 1/32) = 3/2
+    with collecting(control=True) as evidence:
+        assert check_nonzero_rate_rejected(2.0**-5, 1.0, 2.0**-5, 3.0, control="conserved") == 2.0**-5
+    record = evidence.to_builtin()
+    assert list(record["by_kind"]) == ["nonzero rate"]
+    assert record["counterexample"] == {"error": 1.5, "tolerance": 1.0, "details": {
+        "error_scale": "relative", "evidence": "instantaneous rate", "relative_rate": 2.0**-5,
+        "rounding_bound": 2.0**-5, "factor": 3.0, "rate": 2.0**-5, "rate_scale": 1.0, "entries": 1,
+        "control": "conserved",
+    }}
+
+
+def test_the_rate_control_names_itself_in_its_usage_errors():
+    assert refusal(ValueError, lambda: check_nonzero_rate_rejected([0.0, 0.0], [1.0], 2.0**-5, 3.0)) == (
+        "check_nonzero_rate_rejected: rate has 2 entries, scale 1")
