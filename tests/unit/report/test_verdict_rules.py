@@ -285,3 +285,45 @@ def test_a_case_exactly_at_its_tolerance_holds():
     """error == tolerance is within it (the check core passes it): not "beyond its tolerance"."""
     at = entry(record("t.py::a", evidence(holding={"error": 0.5, "tolerance": 0.5, "details": {}})), control())
     assert (at["verdict"], at["why"]) == ("verified", [])
+
+
+# ------------------------------------------------------------------------------ the claim's numbers
+
+
+def test_the_claim_entry_aggregates_its_evidence_tests_not_its_controls():
+    """Counts add up over the evidence tests (a control's cases are no evidence for the claim); the worst
+    case is the holding case nearest to violating, the counterexample shown the one nearest to acceptance."""
+    near = {"error": 0.375, "tolerance": 0.5, "details": {"error_scale": "relative"}}
+    far_ce = {"error": 4.0, "tolerance": 0.5, "details": {}}
+    first = record("t.py::a", evidence(3, checks=6, degenerate=1, informative=2, informative_holding=1, min_slack=0.5,
+                                       unit="runs", correction="k > 1", trends=[{"verdict": "verified"}]), line=20)
+    second = record("t.py::b", evidence(2, holding=near, min_slack=0.25, informative_holding=2,
+                                        counterexample=COUNTEREXAMPLE, verdict="verified-with-correction",
+                                        correction="k > 1"), line=10)
+    third = record("t.py::c", evidence(0, holding=None, counterexample=far_ce, min_slack=None, unit="optima",
+                                       correction="k > 2", verdict="verified-with-correction"), line=30)
+    result = entry(first, second, third, control(cases=7, degenerate=5, checks=9, min_slack=0.125))
+    assert (result["tests"], result["cases"], result["checks"], result["degenerate"]) == (4, 5, 8, 1)
+    assert (result["informative"], result["informative_holding"]) == (4, 3)
+    assert result["units"] == ["cases", "runs"]  # optima: a test without cases names no unit
+    assert result["min_slack"] == 0.25
+    assert (result["max_error"], result["tolerance"], result["error_scale"]) == (0.375, 0.5, "relative")
+    assert result["margin"] == 0.5 / 0.375
+    assert result["counterexample"] == COUNTEREXAMPLE
+    assert [c["nodeid"] for c in result["counterexamples"]] == ["t.py::b", "t.py::c"]
+    assert result["correction"] == "k > 1; k > 2"
+    assert result["trends"] == [{"nodeid": "t.py::a", "verdict": "verified"}]
+    assert [t["nodeid"] for t in result["evidence"]] == ["t.py::b", "t.py::a", "t.py::c", "t.py::control"]
+    assert [t["role"] for t in result["evidence"]] == ["evidence"] * 3 + ["control"]
+
+
+def test_without_a_holding_case_there_is_no_worst_case():
+    result = entry(record("t.py::a", evidence(0, holding=None, counterexample=COUNTEREXAMPLE)), control())
+    assert (result["max_error"], result["tolerance"], result["error_scale"], result["margin"]) == (None,) * 4
+    assert result["min_slack"] is None and result["units"] == [] and result["correction"] is None
+
+
+def test_an_exact_worst_case_has_no_finite_margin_to_show():
+    """error 0: the margin is infinite, which the entry stores as None (strict JSON), not as a number."""
+    result = entry(record("t.py::a", evidence(holding={"error": 0.0, "tolerance": 0.5, "details": {}})), control())
+    assert (result["max_error"], result["margin"]) == (0.0, None)
