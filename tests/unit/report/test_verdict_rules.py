@@ -327,3 +327,29 @@ def test_an_exact_worst_case_has_no_finite_margin_to_show():
     """error 0: the margin is infinite, which the entry stores as None (strict JSON), not as a number."""
     result = entry(record("t.py::a", evidence(holding={"error": 0.0, "tolerance": 0.5, "details": {}})), control())
     assert (result["max_error"], result["margin"]) == (0.0, None)
+
+
+def test_findings_merge_by_name_over_the_evidence_tests():
+    """A finding (a named sub-question a test records) adds up over the claim's evidence tests: counts summed,
+    trends joined, notes once each, its worst holding case (nearest to violating) with its numbers."""
+    near = {"error": 0.375, "tolerance": 0.5, "details": {"error_scale": "absolute"}}
+
+    def finding(cases, holding, notes, trends=(), counterexample=None):
+        return {"cases": cases, "degenerate": cases - 1, "checks": 2 * cases, "holding": holding, "notes": notes,
+                "trends": list(trends), "counterexample": counterexample}
+
+    first = record("t.py::a", evidence(findings={"wider": finding(1, HOLDING, ["n1", "n2"], [{"verdict": "verified"}]),
+                                                 "other": finding(2, None, [], counterexample=COUNTEREXAMPLE)}))
+    second = record("t.py::b", evidence(findings={"wider": finding(3, near, ["n2", "n3"], [{"verdict": "refuted"}])}))
+    ignored = record("t.py::control", control_evidence(findings={"wider": finding(5, HOLDING, ["c"])}), control=True)
+    findings = entry(first, second, ignored)["findings"]
+    assert list(findings) == ["wider", "other"]
+    wider = findings["wider"]
+    assert (wider["cases"], wider["degenerate"], wider["checks"]) == (4, 2, 8)
+    assert wider["notes"] == ["n1", "n2", "n3"]
+    assert wider["trends"] == [{"verdict": "verified"}, {"verdict": "refuted"}]
+    assert (wider["max_error"], wider["tolerance"], wider["error_scale"]) == (0.375, 0.5, "absolute")
+    assert sum(part["checks"] for sides in wider["by_kind"].values() for part in sides.values()) == 2
+    other = findings["other"]
+    assert (other["cases"], other["max_error"], other["tolerance"], other["error_scale"]) == (2, None, None, None)
+    assert "holding" not in wider and "holding" not in other
