@@ -454,3 +454,80 @@ def test_rule_any_fires_on_every_change_and_on_nothing_else():
     scaled = edited(BASE, "LJ22.L1", max_error=2e-16, tolerance=2e-14)
     assert fired(BASE, scaled, "margin:1") == []
     assert fired(BASE, scaled, "any") == [("LJ22.L1", "margin")]
+
+
+# ------------------------------------------------------------------------------- rules at their boundaries
+
+
+def _trend_pair(old_p, new_p, *, control=False, old_alpha=0.25, new_alpha=0.25, verdict="verified"):
+    def one(p, alpha):
+        t = trend(p=0.5, verdict=verdict, control=control)
+        t.update(p_predicted=p, alpha=alpha)
+        return report(claim("GP22.S32", trends=[t]))
+    return one(old_p, old_alpha), one(new_p, new_alpha)
+
+
+@pytest.mark.parametrize("old_p, new_p, fires", [
+    (0.25, 0.5, True),  # p == alpha is significant: leaving it fires
+    (0.125, 0.25, False),  # landing on alpha is still significant
+    (0.375, 0.5, False),  # already above alpha: no crossing, however far it moves
+    (0.5, 0.375, False),
+    (0.5, 0.125, False),  # downward: the trend got stronger
+    (None, 0.5, False),
+    (0.125, None, False),
+])
+def test_p_fires_only_when_a_check_trend_leaves_significance(old_p, new_p, fires):
+    old, new = _trend_pair(old_p, new_p)
+    assert fired(old, new, "p") == ([("GP22.S32", "p")] if fires else [])
+
+
+@pytest.mark.parametrize("old_p, new_p, fires", [
+    (0.5, 0.25, True),  # a control's trend reaching alpha: the check now sees an effect where none should be
+    (0.5, 0.375, False),
+    (0.375, 0.5, False),
+    (0.25, 0.125, False),  # already significant: no new finding
+    (0.125, 0.5, False),  # a control's effect that goes away is no regression
+    (None, 0.125, False),  # nothing known before: no crossing to report
+    (0.5, None, False),
+])
+def test_p_fires_only_when_a_control_trend_becomes_significant(old_p, new_p, fires):
+    old, new = _trend_pair(old_p, new_p, control=True, verdict="inconclusive")
+    assert fired(old, new, "p") == ([("GP22.S32", "p")] if fires else [])
+
+
+def test_p_reads_each_sides_own_alpha():
+    """The design's alpha may change between runs: each p-value is judged against its own run's alpha."""
+    old, new = _trend_pair(0.25, 0.375, old_alpha=0.25, new_alpha=0.5)
+    assert fired(old, new, "p") == []  # significant on both sides
+    old, new = _trend_pair(0.375, 0.375 + 2 ** -6, old_alpha=0.5, new_alpha=0.25)
+    assert fired(old, new, "p") == [("GP22.S32", "p")]
+    old, new = _trend_pair(0.25, 0.125, old_alpha=0.125, new_alpha=0.25, control=True, verdict="inconclusive")
+    assert fired(old, new, "p") == [("GP22.S32", "p")]
+    old, new = _trend_pair(0.25, 0.125, old_alpha=None, new_alpha=0.25)
+    assert fired(old, new, "p") == []
+
+
+@pytest.mark.parametrize("control, old, new, fires", [
+    (False, "verified", "inconclusive", True),
+    (False, "inconclusive", "refuted", True),
+    (False, "refuted", "inconclusive", False),
+    (False, "inconclusive", "verified", False),
+    (True, "inconclusive", "verified", True),  # a control's trend verified: an effect the check must not see
+    (True, "refuted", "verified", True),
+    (True, "verified", "inconclusive", False),
+    (True, "inconclusive", "refuted", False),  # worse by rank, but for a control no effect is what it wants
+])
+def test_p_on_a_trend_verdict_reads_the_role(control, old, new, fires):
+    def one(verdict):
+        return report(claim("GP22.S32", trends=[trend(p=0.01, verdict=verdict, control=control)]))
+    assert fired(one(old), one(new), "p") == ([("GP22.S32", "trend")] if fires else [])
+
+
+def test_a_trend_added_or_gone_is_shown_and_fires_no_p():
+    with_trend = report(claim("GP22.S32", trends=[trend(p=0.5, verdict="inconclusive")]))
+    without = report(claim("GP22.S32", trends=[]))
+    for old, new, presence in ((with_trend, without, "gone"), (without, with_trend, "added")):
+        [change] = compare(old, new).changes
+        assert (change.what, change.context["presence"]) == ("trend", presence)
+        assert fired(old, new, "p") == [] and fired(old, new, "any") == [("GP22.S32", "trend")]
+        assert f"trend {presence}; test_rate: rank falls with the rate" in render_table(compare(old, new))
