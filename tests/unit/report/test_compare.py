@@ -531,3 +531,112 @@ def test_a_trend_added_or_gone_is_shown_and_fires_no_p():
         assert (change.what, change.context["presence"]) == ("trend", presence)
         assert fired(old, new, "p") == [] and fired(old, new, "any") == [("GP22.S32", "trend")]
         assert f"trend {presence}; test_rate: rank falls with the rate" in render_table(compare(old, new))
+
+
+@pytest.mark.parametrize("expr, why", [
+    ("", "empty"),
+    ("  ", "empty"),
+    ("bogus", "unknown rule 'bogus'"),
+    ("GP22.*:bogus", "unknown rule 'bogus'"),
+    ("GP22.*:", "unknown rule ''"),
+    (":verdict", "empty claim glob"),
+    ("verdict:some", "rule 'verdict' takes no argument"),
+    ("p:3", "rule 'p' takes no argument"),
+    ("cases:2:3", "rule 'cases' takes one factor"),
+    ("margin:abc", "factor 'abc' is not a number"),
+    ("margin:0.5", "factor '0.5' is not a finite number >= 1"),
+    ("margin:inf", "factor 'inf' is not a finite number >= 1"),
+    ("margin:nan", "factor 'nan' is not a finite number >= 1"),
+    ("margin", "rule 'margin' needs a factor, e.g. margin:10"),
+    ("GP22.*:slack", "rule 'slack' needs a factor, e.g. slack:10"),
+])
+def test_a_bad_fail_expression_says_exactly_what_is_wrong(expr, why):
+    with pytest.raises(ValueError) as raised:
+        parse_fail(expr)
+    assert str(raised.value) == (
+        f"bad fail rule {expr!r}: {why}; grammar: [CLAIM-GLOB:]RULE, RULE one of verdict, verdict:any, "
+        "margin:F, slack:F, cases, cases:F, p, counterexample, gone, all, any (F a number >= 1)"
+    )
+
+
+@pytest.mark.parametrize("expr, parsed", [
+    ("verdict", ("verdict", None, None)),
+    (" verdict:any ", ("verdict:any", None, None)),
+    ("GP22.*:verdict:any", ("verdict:any", None, "GP22.*")),
+    ("margin:1", ("margin", 1.0, None)),
+    ("BSJ25.P3?:cases:2", ("cases", 2.0, "BSJ25.P3?")),
+    ("cases", ("cases", None, None)),
+    ("slack:1e3", ("slack", 1000.0, None)),
+])
+def test_a_fail_expression_parses_to_its_rule_factor_and_glob(expr, parsed):
+    rule = parse_fail(expr)
+    assert (rule.kind, rule.factor, rule.claims, rule.text) == (*parsed, expr.strip())
+
+
+def test_unknown_and_missing_verdicts_rank_at_the_ends():
+    from claims.report._compare import verdict_rank
+
+    assert verdict_rank(None) == -1 and verdict_rank("verified") == 0 and verdict_rank("error") == 5
+    assert verdict_rank("some-future-verdict") == 6 and verdict_rank("not-run") == verdict_rank("untested") == 3
+
+
+@pytest.mark.parametrize("old, new, factor, fires", [
+    (100, 50, None, True),
+    (100, 100, None, False),
+    (100, 101, None, False),
+    (100, 50, 2.0, False),  # halved: a drop by exactly the factor is not by more
+    (100, 49, 2.0, True),
+    (1, 0, 1000.0, True),  # to 0: an infinite drop
+    (0, 0, None, False),
+])
+def test_cases_fires_on_a_drop_beyond_its_factor(old, new, factor, fires):
+    before, after = report(claim("LJ22.L1", cases=old)), report(claim("LJ22.L1", cases=new))
+    expr = "cases" if factor is None else f"cases:{factor}"
+    assert fired(before, after, expr) == ([("LJ22.L1", "cases")] if fires else [])
+
+
+@pytest.mark.parametrize("old, new, fires", [
+    ((1e-16, 1e-13), (2e-16, 1e-13), False),  # 1000 -> 500: a drop by exactly 2
+    ((1e-16, 1e-13), (2.5e-16, 1e-13), True),  # 1000 -> 400
+    ((0.0, 1e-13), (0.0, 1e-13), False),
+    ((1e-16, 1e-13), (float("nan"), 1e-13), False),  # a NaN error is the verdict's business
+    ((float("nan"), 1e-13), (1e-16, 1e-13), False),
+    ((1e-16, 1e-13), (None, None), False),
+    ((None, None), (1e-16, 1e-13), False),
+])
+def test_margin_fires_on_a_drop_beyond_its_factor(old, new, fires):
+    before = report(claim("LJ22.L1", max_error=old[0], tolerance=old[1]))
+    after = report(claim("LJ22.L1", max_error=new[0], tolerance=new[1]))
+    assert fired(before, after, "margin:2") == ([("LJ22.L1", "margin")] if fires else [])
+
+
+def test_slack_at_exactly_its_factor_does_not_fire():
+    before, after = report(claim("GP22.E8", min_slack=0.5)), report(claim("GP22.E8", min_slack=0.25))
+    assert fired(before, after, "slack:2") == [] and fired(before, after, "slack:1.5") == [("GP22.E8", "slack")]
+    to_zero = report(claim("GP22.E8", min_slack=0.0))
+    assert fired(before, to_zero, "slack:1000") == [("GP22.E8", "slack")]
+
+
+def test_a_counterexample_that_appears_fires_and_one_that_stays_is_no_change():
+    one = report(claim("BSJ25.P34", counterexamples=[counterexample()]))
+    two = report(claim("BSJ25.P34", counterexamples=[counterexample(), counterexample("tests/test_y.py::test_z")]))
+    assert compare(one, copy.deepcopy(one)).changes == []
+    [change] = compare(one, two).changes
+    assert (change.what, change.old, change.new, change.subject) == ("counterexample", None, "error 0.5 > tol 1e-14",
+                                                                     "test_z")
+    assert fired(one, two, "counterexample") == [("BSJ25.P34", "counterexample")]
+    [gone] = compare(two, one).changes
+    assert (gone.old, gone.new) == ("error 0.5 > tol 1e-14", None) and fired(two, one, "counterexample") == []
+
+
+def test_the_regression_line_names_claim_change_subject_values_and_rule():
+    old = report(claim("BSJ25.P34"))
+    new = report(claim("BSJ25.P34", counterexamples=[counterexample(statement="smallest ratio")]))
+    [regression] = regressions(compare(old, new))
+    assert str(regression) == ("BSJ25.P34: counterexample [test_printed: smallest ratio] - -> error 0.5 > tol 1e-14 "
+                               "(rule counterexample)")
+    exact = report(claim("LJ22.L1", max_error=0.0))
+    [margin_drop] = regressions(compare(exact, report(claim("LJ22.L1", max_error=1e-16))), ["margin:2"])
+    assert str(margin_drop) == "LJ22.L1: margin exact -> 100 (rule margin:2)"
+    [cases] = regressions(compare(report(claim("LJ22.L1", cases=1234)), report(claim("LJ22.L1", cases=12))), ["cases"])
+    assert str(cases) == "LJ22.L1: cases 1234 -> 12 (rule cases)"
