@@ -640,3 +640,48 @@ def test_the_regression_line_names_claim_change_subject_values_and_rule():
     assert str(margin_drop) == "LJ22.L1: margin exact -> 100 (rule margin:2)"
     [cases] = regressions(compare(report(claim("LJ22.L1", cases=1234)), report(claim("LJ22.L1", cases=12))), ["cases"])
     assert str(cases) == "LJ22.L1: cases 1234 -> 12 (rule cases)"
+
+
+def test_the_header_names_both_runs_and_every_run_difference_exactly():
+    new = copy.deepcopy(BASE)
+    new["run"].update(profile="nightly", hypothesis_seed=99, python="3.12.1", complete=False,
+                      git={"commit": "fedcba9876543210", "dirty": True},
+                      versions={"lowrank-claims": "0.2.0", "torch": "2.14.0", "numpy": "2.1.0"})
+    assert render_header(compare(BASE, new, "old.json")).splitlines() == [
+        "old: old.json (0123456789ab, profile ci, started 2026-11-22T08:00:00+00:00)",
+        "new: fedcba987654 (dirty), profile nightly, started 2026-11-22T08:00:00+00:00",
+        "  profile: ci -> nightly (not itself a regression: numbers differ by design)",
+        "  hypothesis_seed: None -> 99",
+        "  complete: True -> False",
+        "  python: None -> 3.12.1",
+        "  commit: 0123456789ab -> fedcba987654 (dirty)",
+        "  torch: 2.13.0 -> 2.14.0",
+        "  numpy: None -> 2.1.0",
+        "  the new run is incomplete: claims it did not finish show as not-run",
+    ]
+    bare = {"schema": SCHEMA, "run": {}, "claims": [], "summary": {}}
+    assert render_header(compare(bare, bare)) == "old: no git, profile ?, started ?\nnew: no git, profile ?, started ?"
+
+
+def test_a_p_change_is_detailed_with_its_alpha_and_crossing():
+    old, new = _trend_pair(0.125, 0.375)
+    [p_change] = [c for c in compare(old, new).changes if c.what == "p"]
+    table = render_table(compare(old, new))
+    assert "alpha 0.25, crosses alpha upward; test_rate: rank falls with the rate" in table
+    assert "alpha 0.25, crosses alpha downward; test_rate" in render_table(compare(new, old))
+    old, new = _trend_pair(0.5, 0.375)
+    assert "alpha 0.25; test_rate: rank falls with the rate" in render_table(compare(old, new))
+    old, new = _trend_pair(0.125, 0.375, new_alpha=None)
+    assert "alpha 0.25; test_rate" in render_table(compare(old, new))  # the old alpha when the new is unknown
+    old, new = _trend_pair(0.125, 0.375, control=True, verdict="inconclusive")
+    assert "test_rate: rank falls with the rate (control)" in render_table(compare(old, new))
+    assert p_change.context["control"] is False
+
+
+def test_an_effect_change_is_detailed_with_the_minimum_effect():
+    old = report(claim("GP22.S32", trends=[trend(p=0.01, effect=0.6)]))
+    new = report(claim("GP22.S32", trends=[trend(p=0.01, effect=0.5)]))
+    [change] = compare(old, new).changes
+    assert change.what == "effect"
+    [row] = render_table(compare(old, new)).splitlines()[2:]
+    assert row.split(None, 4) == ["GP22.S32", "effect", "0.6", "0.5", "min effect 0.3; test_rate: rank falls with the rate"]
