@@ -685,3 +685,26 @@ def test_an_effect_change_is_detailed_with_the_minimum_effect():
     assert change.what == "effect"
     [row] = render_table(compare(old, new)).splitlines()[2:]
     assert row.split(None, 4) == ["GP22.S32", "effect", "0.6", "0.5", "min effect 0.3; test_rate: rank falls with the rate"]
+
+
+def test_table_cells_are_cut_at_thirty_characters_and_none_shows_as_a_dash():
+    long_verdict = "v" * 31
+    new = edited(BASE, "LJ22.L1", verdict=long_verdict)
+    [row] = render_table(compare(BASE, new)).splitlines()[2:]
+    assert row.split()[:5] == ["LJ22.L1", "verdict", "verified", "v" * 30, "FAIL"]
+    exactly = edited(BASE, "LJ22.L1", verdict="v" * 30)
+    assert render_table(compare(BASE, exactly)).splitlines()[2].split()[3] == "v" * 30
+    gone = report(claim("LJ22.L1"))
+    lines = render_table(compare(BASE, gone), only_changes=False).splitlines()
+    assert lines[0].split() == ["claim", "change", "old", "new", "flag", "detail"]
+    assert [line.split()[:5] for line in lines[2:]] == [
+        ["LJ22.L1", "=", "verified", "verified"], ["GP22.P1", "gone", "verified", "-", "FAIL"],
+        ["BSJ25.T31", "gone", "verified", "-", "FAIL"]]
+    assert set(lines[1].replace(" ", "")) == {"-"} and lines[1].endswith("------")
+
+
+def test_the_table_of_a_margin_change_details_error_and_tolerance():
+    old = report(claim("LJ22.L1", max_error=0.25, tolerance=0.5))
+    new = report(claim("LJ22.L1", max_error=0.125, tolerance=0.5))
+    [row] = render_table(compare(old, new)).splitlines()[2:]
+    assert row.split(None, 4) == ["LJ22.L1", "margin", "2", "4", "error 0.25 -> 0.125, tolerance 0.5 -> 0.5"]
