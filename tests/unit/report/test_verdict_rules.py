@@ -353,3 +353,32 @@ def test_findings_merge_by_name_over_the_evidence_tests():
     other = findings["other"]
     assert (other["cases"], other["max_error"], other["tolerance"], other["error_scale"]) == (2, None, None, None)
     assert "holding" not in wider and "holding" not in other
+
+
+def test_the_entry_carries_the_registry_text_and_none_for_what_is_empty():
+    result = entry(record(), control())
+    assert {k: result[k] for k in ("id", "paper", "ref", "title", "kind", "statement", "origin")} == {
+        "id": CLAIM.id, "paper": CLAIM.paper, "ref": CLAIM.ref, "title": CLAIM.title, "kind": CLAIM.kind,
+        "statement": CLAIM.statement, "origin": CLAIM.origin}
+    assert result["tested_as"] == CLAIM.tested_as and result["extraction"] == CLAIM.extraction
+    assert CLAIM.tested_as and CLAIM.extraction
+    suite_claim = CLAIMS["LJ22.X1"]
+    other = claim_entry(suite_claim, [])
+    assert other["origin"] == "suite" and other["id"] == "LJ22.X1"
+    bare = [c for c in CLAIMS.values() if not c.tested_as][0]
+    assert claim_entry(bare, [])["tested_as"] is None
+    bare = [c for c in CLAIMS.values() if not c.extraction][0]
+    assert claim_entry(bare, [])["extraction"] is None
+
+
+def test_vacuous_evidence_is_named_once_not_also_as_no_informative_holding_case():
+    result = entry(record("t.py::a", evidence(2, informative=0, informative_holding=0, uninformative_why={"tied": 2})),
+                   control())
+    assert result["why"] == ["The evidence could not have failed: t.py::a: 0 informative of 2 cases (2: tied)."]
+
+
+def test_a_findings_kind_tally_is_read_when_recorded():
+    tally = {"inequality": {"holding": {"checks": 3, "informative": 3, "nearest": HOLDING, "ranges": {}}}}
+    finding = {"cases": 1, "degenerate": 0, "checks": 3, "holding": HOLDING, "by_kind": tally}
+    result = entry(record("t.py::a", evidence(findings={"f": finding})), control())
+    assert result["findings"]["f"]["by_kind"]["inequality"]["holding"]["checks"] == 3
