@@ -708,3 +708,75 @@ def test_the_table_of_a_margin_change_details_error_and_tolerance():
     new = report(claim("LJ22.L1", max_error=0.125, tolerance=0.5))
     [row] = render_table(compare(old, new)).splitlines()[2:]
     assert row.split(None, 4) == ["LJ22.L1", "margin", "2", "4", "error 0.25 -> 0.125, tolerance 0.5 -> 0.5"]
+
+
+def test_an_older_reports_trend_is_read_from_its_details_in_full():
+    from claims.report._compare import claim_trends
+
+    details = {"evidence": "trend", "statement": "s", "verdict": "verified", "p_predicted": 0.125,
+               "p_opposite": 0.875, "rule_alpha": 0.25, "effect": 0.5, "rule_min_effect": 0.25, "n": 9}
+    entry = claim("GP22.S32")
+    entry["evidence"] = [
+        {"nodeid": "tests/a/t.py::test_check", "role": "evidence", "details": details},
+        {"nodeid": "tests/a/t.py::test_control", "role": "control", "details": details},
+        {"nodeid": "tests/a/t.py::test_flagged", "negative_control": True, "details": details},
+        {"nodeid": "tests/a/t.py::test_other", "role": "evidence", "details": {"evidence": "inequality"}},
+    ]
+    entry["trends"] = [{"nodeid": "tests/a/t.py::test_check", "statement": "s", "p_predicted": 0.5},  # already read
+                       {"nodeid": "tests/b/t.py::test_gone", "statement": "s"}]
+    keyed = claim_trends(entry)
+    expected = {"statement": "s", "verdict": "verified", "p_predicted": 0.125, "p_opposite": 0.875, "alpha": 0.25,
+                "effect": 0.5, "min_effect": 0.25, "n": 9}
+    assert keyed == {
+        ("t.py::test_check", "s", 0): {"nodeid": "tests/a/t.py::test_check", **expected, "control": False},
+        ("t.py::test_control", "s", 0): {"nodeid": "tests/a/t.py::test_control", **expected, "control": True},
+        ("t.py::test_flagged", "s", 0): {"nodeid": "tests/a/t.py::test_flagged", **expected, "control": True},
+        ("t.py::test_gone", "s", 0): {"nodeid": "tests/b/t.py::test_gone", "statement": "s"},
+    }
+
+
+def test_trends_of_one_test_and_statement_are_told_apart_by_occurrence():
+    from claims.report._compare import claim_trends
+
+    first, second = trend(p=0.125), trend(p=0.5, verdict="inconclusive")
+    keyed = claim_trends(claim("GP22.S32", trends=[first, second, trend(statement="")]))
+    assert list(keyed) == [("test_t.py::test_rate", "rank falls with the rate", 0),
+                           ("test_t.py::test_rate", "rank falls with the rate", 1), ("test_t.py::test_rate", "", 0)]
+    swapped = report(claim("GP22.S32", trends=[second, first]))
+    changes = compare(report(claim("GP22.S32", trends=[first, second])), swapped).changes
+    assert [(c.what, c.old, c.new) for c in changes] == [
+        ("trend", "verified", "inconclusive"), ("p", 0.125, 0.5), ("trend", "inconclusive", "verified"), ("p", 0.5, 0.125)]
+
+
+def test_one_counterexample_per_test_and_statement_the_first_kept():
+    one = counterexample(statement="s")
+    again = dict(counterexample(statement="s"), error=4.0)
+    old = report(claim("BSJ25.P34", counterexamples=[one, again]))
+    new = report(claim("BSJ25.P34", counterexamples=[one]))
+    assert compare(old, new).changes == []
+    none = report(claim("BSJ25.P34", counterexamples=[again]))
+    assert compare(old, none).changes == []  # the same key: errors of counterexamples are not compared
+
+
+def test_a_change_is_flagged_by_the_first_rule_that_matches():
+    comparison = compare(BASE, edited(BASE, "LJ22.L1", verdict="refuted"))
+    assert [r.rule.text for r in regressions(comparison, ["any", "verdict"])] == ["any"]
+    assert [r.rule.text for r in regressions(comparison, ["gone", "verdict", "any"])] == ["verdict"]
+    assert [r.rule.text for r in regressions(comparison)] == ["verdict"]
+
+
+def test_an_effect_change_without_a_minimum_effect_shows_only_its_subject():
+    old = report(claim("GP22.S32", trends=[dict(trend(effect=0.5), min_effect=None)]))
+    new = report(claim("GP22.S32", trends=[dict(trend(effect=0.25), min_effect=None)]))
+    [row] = render_table(compare(old, new)).splitlines()[2:]
+    assert row.split(None, 4) == ["GP22.S32", "effect", "0.5", "0.25", "test_rate: rank falls with the rate"]
+
+
+def test_claims_are_listed_new_first_then_those_gone():
+    old = report(claim("A.1"), claim("B.2"))
+    new = report(claim("C.3"), claim("A.1", verdict="refuted"))
+    comparison = compare(old, new)
+    assert list(comparison.verdicts.items()) == [("C.3", (None, "verified")), ("A.1", ("verified", "refuted")),
+                                                 ("B.2", ("verified", None))]
+    assert [(c.claim, c.what, c.old, c.new) for c in comparison.changes] == [
+        ("C.3", "added", None, "verified"), ("A.1", "verdict", "verified", "refuted"), ("B.2", "gone", "verified", None)]
