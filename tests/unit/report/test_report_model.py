@@ -182,3 +182,21 @@ def test_the_report_counts_every_registered_claim_once_in_its_summary():
     assert report["summary"]["untested"] == len(CLAIMS) - 2
     assert report["citation"]["citable"] is False and report["citation"]["not_citable_because"]
     assert all(c["evidence"][0]["nodeid"] == "t.py::a" for c in report["claims"] if c["id"] in ("GP22.F1", "LJ22.L1"))
+
+
+def test_notes_come_once_registry_first():
+    from claims.report._model import ordered_notes
+
+    tests = [TestRecord("t.py::a", [], False, evidence={"notes": ["x", "(b) b", "(a) a", "y"]}),
+             TestRecord("t.py::b", [], False, evidence={"notes": ["r", "(a) a", "z"]})]
+    assert ordered_notes(["r", "s", "r"], tests) == ["r", "s", "x", "y", "(a) a", "(b) b", "z"]
+
+
+def test_a_report_without_figures_has_an_empty_side_table():
+    from claims.report._model import Report
+
+    assert Report({"a": 1}).figure_bytes == {} and Report(a=1) == {"a": 1}
+    side = {"figures/a.png": PNG}
+    report = Report({}, figure_bytes=side)
+    side.clear()
+    assert report.figure_bytes == {"figures/a.png": PNG}
