@@ -160,7 +160,7 @@ def test_a_conflict_sentence_names_the_fields_and_both_tests_and_a_rerun_is_no_s
              record("t::b", "passed", erratum(printed="t", corrected="u"))]
     errata, conflicts = claim_errata("BSJ25.P22", tests)
     assert [e["nodeids"] for e in errata] == [["t::a"]]
-    assert conflicts == ["Erratum BSJ25.P22-E1 was recorded with different printed, corrected by t::a and t::b: an "
-                         "erratum ID names one error."]
+    assert conflicts == [("Erratum BSJ25.P22-E1 was recorded with different printed, corrected by t::a and t::b: "
+                          "an erratum ID names one error.")]
     entry = claim_entry(CLAIMS["BSJ25.P22"], tests)
     assert entry["verdict"] == "error" and entry["why"][-1] == conflicts[0]
