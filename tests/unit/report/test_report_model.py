@@ -36,6 +36,10 @@ def test_a_figure_path_names_claims_test_and_figure_safely():
         "figures/LJ22.L2a+LJ22.L2b__test_drift-0.5-x__drift.png")
     # unsafe runs become one dash; dashes, dots and underscores are stripped from each part's ends
     assert figure_path(["GP22.F1"], "t.py::_test_.", "._a b/c_.") == "figures/GP22.F1__test__a-b-c.png"
+    # the test is the nodeid's last part (a method: without its class; a file-level item: the whole id)
+    assert figure_path(["GP22.F1"], "t.py::TestA::test_b", "f") == "figures/GP22.F1__test_b__f.png"
+    assert figure_path(["GP22.F1"], "doc.txt", "f") == "figures/GP22.F1__doc.txt__f.png"
+    assert figure_path(["GP22.F1"], "t.py::XtestX", "X-ray X") == "figures/GP22.F1__XtestX__X-ray-X.png"
     # a part with nothing safe left is "x"
     assert figure_path(["GP22.F1"], "t.py::test", "///") == "figures/GP22.F1__test__x.png"
     assert figure_path(["GP22.F1"], "t.py::test", "a", hashed=True) == f"figures/GP22.F1__test__a-{short_hash('t.py::test', 'a')}.png"
