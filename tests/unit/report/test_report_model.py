@@ -57,6 +57,10 @@ def test_a_long_figure_path_is_cut_and_ends_with_a_hash():
     dotted = "a" * (108 - 15) + "._-" + "c" * 20
     stem = figure_path(["GP22.F1"], "t.py::test", dotted).removeprefix("figures/").removesuffix(".png")
     assert stem == f"GP22.F1__test__{'a' * (108 - 15)}-{short_hash('t.py::test', dotted)}"
+    # ... and only them
+    x_ended = "a" * (108 - 15) + "X" + "c" * 20
+    stem = figure_path(["GP22.F1"], "t.py::test", x_ended).removeprefix("figures/").removesuffix(".png")
+    assert stem == f"GP22.F1__test__{'a' * (108 - 15)}X-{short_hash('t.py::test', x_ended)}"
 
 
 def test_figures_that_would_share_a_path_get_the_hash_and_others_do_not():
