@@ -780,3 +780,25 @@ def test_claims_are_listed_new_first_then_those_gone():
                                                  ("B.2", ("verified", None))]
     assert [(c.claim, c.what, c.old, c.new) for c in comparison.changes] == [
         ("C.3", "added", None, "verified"), ("A.1", "verdict", "verified", "refuted"), ("B.2", "gone", "verified", None)]
+
+
+def test_a_control_trend_that_goes_is_named_as_the_controls():
+    old = report(claim("GP22.S32", trends=[trend(p=0.5, verdict="inconclusive", control=True)]))
+    [change] = compare(old, report(claim("GP22.S32", trends=[]))).changes
+    assert change.subject == "test_rate: rank falls with the rate (control)" and change.context["control"] is True
+    assert (change.old, change.new, change.context["presence"]) == ("inconclusive", None, "gone")
+
+
+def test_a_partial_run_without_its_selection_is_compared_on_every_claim_and_none_in_common_says_none():
+    unlisted = copy.deepcopy(BASE)
+    unlisted["run"]["selection"] = "partial"
+    assert compare(BASE, unlisted).selected is None
+    apart = compare(partial(BASE, ["GP22.P1"]), partial(BASE, ["LJ22.L1"]))
+    assert apart.selected == [] and apart.changes == [] and apart.verdicts == {}
+    assert "both runs are partial: only the claims both selected are compared (none)" in render_header(apart)
+
+
+def test_with_no_change_the_full_table_still_lists_every_claim():
+    lines = render_table(compare(BASE, copy.deepcopy(BASE)), only_changes=False).splitlines()
+    assert [line.split() for line in lines[2:]] == [[i, "=", "verified", "verified"] for i in
+                                                    ("LJ22.L1", "GP22.P1", "BSJ25.T31")]
