@@ -382,3 +382,12 @@ def test_a_findings_kind_tally_is_read_when_recorded():
     finding = {"cases": 1, "degenerate": 0, "checks": 3, "holding": HOLDING, "by_kind": tally}
     result = entry(record("t.py::a", evidence(findings={"f": finding})), control())
     assert result["findings"]["f"]["by_kind"]["inequality"]["holding"]["checks"] == 3
+
+
+def test_a_report_without_a_message_gets_the_default_reason():
+    failed, crashed, skipped = (TestRecord(f"t.py::{n}", [CLAIM.id], False) for n in "abc")
+    failed.update("call", "failed", {}, 0.0)
+    crashed.update("???", "failed", None, 0.0)
+    skipped.update("setup", "skipped", None, 0.0)
+    assert [t.reason for t in (failed, crashed, skipped)] == ["failed", "the worker running it crashed",
+                                                             SKIPPED_IN_SETUP]
