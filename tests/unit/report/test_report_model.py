@@ -208,3 +208,23 @@ def test_a_report_without_figures_has_an_empty_side_table():
     report = Report({}, figure_bytes=side)
     side.clear()
     assert report.figure_bytes == {"figures/a.png": PNG}
+
+
+def test_a_claim_entry_uses_the_reports_figure_paths_or_resolves_its_own_clashes():
+    from claims.report._model import claim_entry
+
+    claim = CLAIMS["GP22.F1"]
+
+    def with_figure(nodeid):
+        record = TestRecord(nodeid, [claim.id], False)
+        record.update("call", "passed", {"cases": 1, "figures": [{"name": "f"}]}, 0.0)
+        return record
+
+    one, two = with_figure("a/t.py::test"), with_figure("b/t.py::test")
+    own = [f["path"] for f in claim_entry(claim, [one, two])["figures"]]
+    assert own == [f"figures/GP22.F1__test__f-{short_hash(r.nodeid, 'f')}.png" for r in (one, two)]
+    given = {("a/t.py::test", "f"): "figures/given-a.png", ("b/t.py::test", "f"): "figures/given-b.png"}
+    assert [f["path"] for f in claim_entry(claim, [one, two], paths=given)["figures"]] == [
+        "figures/given-a.png", "figures/given-b.png"]
+    assert [t["figures"][0]["path"] for t in claim_entry(claim, [one, two], paths=given)["evidence"]] == [
+        "figures/given-a.png", "figures/given-b.png"]
