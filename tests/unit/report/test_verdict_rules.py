@@ -391,3 +391,19 @@ def test_a_report_without_a_message_gets_the_default_reason():
     skipped.update("setup", "skipped", None, 0.0)
     assert [t.reason for t in (failed, crashed, skipped)] == ["failed", "the worker running it crashed",
                                                              SKIPPED_IN_SETUP]
+
+
+def test_unshown_declarations_are_listed_together_and_only_for_the_verdict_they_made():
+    two = entry(record("t.py::a", declaring("refuted", counterexample=None)),
+                record("t.py::b", declaring("refuted", counterexample=None)), control())
+    assert two["why"] == [("t.py::a, t.py::b declared a verdict without recording a counterexample to the printed "
+                           "statement.")]
+    # an inconclusive trend outranks an unshown correction: the verdict is inconclusive for the trend's reason alone
+    mixed = entry(record("t.py::a", declaring("inconclusive", counterexample=None)),
+                  record("t.py::b", declaring("verified-with-correction", "c", None)), control())
+    assert mixed["verdict"] == "inconclusive" and len(mixed["why"]) == 1
+    assert mixed["why"][0].startswith("t.py::a: declared inconclusive")
+    # a refutation by a failing check does not read the other tests' declarations
+    failed = entry(record("t.py::a", {"violation": "v"}, outcome="failed"),
+                   record("t.py::b", declaring("verified-with-correction", "c", None)), control())
+    assert (failed["verdict"], failed["why"]) == ("refuted", [])
