@@ -365,9 +365,9 @@ def test_the_entry_carries_the_registry_text_and_none_for_what_is_empty():
     suite_claim = CLAIMS["LJ22.X1"]
     other = claim_entry(suite_claim, [])
     assert other["origin"] == "suite" and other["id"] == "LJ22.X1"
-    bare = [c for c in CLAIMS.values() if not c.tested_as][0]
+    bare = next(c for c in CLAIMS.values() if not c.tested_as)
     assert claim_entry(bare, [])["tested_as"] is None
-    bare = [c for c in CLAIMS.values() if not c.extraction][0]
+    bare = next(c for c in CLAIMS.values() if not c.extraction)
     assert claim_entry(bare, [])["extraction"] is None
 
 
