@@ -407,3 +407,15 @@ def test_unshown_declarations_are_listed_together_and_only_for_the_verdict_they_
     failed = entry(record("t.py::a", {"violation": "v"}, outcome="failed"),
                    record("t.py::b", declaring("verified-with-correction", "c", None)), control())
     assert (failed["verdict"], failed["why"]) == ("refuted", [])
+
+
+def test_several_tests_are_named_together_in_one_sentence():
+    tied = dict(COUNTEREXAMPLE, details={"uninformative": "tied"})
+    saturated = dict(COUNTEREXAMPLE, details={"uninformative": "saturated"})
+    trivial = entry(record("t.py::a", declaring("refuted", counterexample=tied)),
+                    record("t.py::b", declaring("refuted", counterexample=saturated)), control())
+    assert trivial["why"] == [("t.py::a, t.py::b declared a verdict on a counterexample that could not have come out "
+                               "the other way: tied; saturated.")]
+    undecided = entry(record("t.py::a", declaring("inconclusive", counterexample=None)),
+                      record("t.py::b", declaring("inconclusive", counterexample=None)), control())
+    assert undecided["why"][0].startswith("t.py::a, t.py::b: declared inconclusive: ")
