@@ -419,3 +419,20 @@ def test_several_tests_are_named_together_in_one_sentence():
     undecided = entry(record("t.py::a", declaring("inconclusive", counterexample=None)),
                       record("t.py::b", declaring("inconclusive", counterexample=None)), control())
     assert undecided["why"][0].startswith("t.py::a, t.py::b: declared inconclusive: ")
+
+
+def test_each_gap_names_every_test_it_found():
+    empty = [record(f"t.py::{n}", evidence(0, holding=None)) for n in "bc"]
+    assert entry(record(), *empty, control())["why"] == ["t.py::b, t.py::c passed without a non-degenerate case."]
+    vacuous = [record(f"t.py::{n}", evidence(1, informative=0, informative_holding=0, uninformative_why={"tied": 1}))
+               for n in "bc"]
+    assert entry(record(), *vacuous, control())["why"] == [(
+        "The evidence could not have failed: t.py::b: 0 informative of 1 cases (1: tied); t.py::c: 0 informative of 1 "
+        "cases (1: tied).")]
+    floor = [record(f"t.py::{n}", evidence(1, informative_holding=0, uninformative_why={"floor": 1})) for n in "ab"]
+    assert entry(*floor, control())["why"] == [(
+        "The evidence could not have failed: no case where the (corrected) statement holds could have come out the "
+        "other way (t.py::a: 1: floor; t.py::b: 1: floor).")]
+    beyond = [record(f"t.py::{n}", evidence(holding=dict(HOLDING, error=0.75))) for n in "bc"]
+    assert entry(record(), *beyond, control())["why"] == [
+        "t.py::b, t.py::c recorded a case beyond its tolerance (an undecided trend) without declaring a verdict."]
