@@ -436,3 +436,13 @@ def test_each_gap_names_every_test_it_found():
     beyond = [record(f"t.py::{n}", evidence(holding=dict(HOLDING, error=0.75))) for n in "bc"]
     assert entry(record(), *beyond, control())["why"] == [
         "t.py::b, t.py::c recorded a case beyond its tolerance (an undecided trend) without declaring a verdict."]
+
+
+def test_a_failing_check_keeps_a_refutation_that_an_unshown_declaration_would_undo():
+    """A declared refutation without its counterexample makes a claim inconclusive, unless a check failed: then
+    the run found the counterexample itself, and the note about the declaration does not soften the verdict."""
+    unshown = record("t.py::b", declaring("refuted", counterexample=None))
+    failed = entry(record("t.py::a", {"violation": "v"}, outcome="failed"), unshown, control())
+    assert failed["verdict"] == "refuted"
+    assert failed["why"] == ["t.py::b declared a verdict without recording a counterexample to the printed statement."]
+    assert entry(record("t.py::a"), unshown, control())["verdict"] == "inconclusive"
