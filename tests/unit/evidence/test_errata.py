@@ -164,3 +164,11 @@ def test_a_conflict_sentence_names_the_fields_and_both_tests_and_a_rerun_is_no_s
                           "an erratum ID names one error.")]
     entry = claim_entry(CLAIMS["BSJ25.P22"], tests)
     assert entry["verdict"] == "error" and entry["why"][-1] == conflicts[0]
+
+
+def test_an_erratum_conflict_is_added_to_the_other_notes_not_in_their_place():
+    tests = [record("t::a", "passed", erratum()), record("t::b", "passed", erratum(printed="t"))]
+    entry = claim_entry(CLAIMS["BSJ25.P22"], tests)
+    assert entry["verdict"] == "error" and len(entry["why"]) == 2
+    assert entry["why"][0].startswith("Checks passed, but the negative control: ")
+    assert entry["why"][1].startswith("Erratum BSJ25.P22-E1 was recorded with different printed by t::a and t::b")
