@@ -107,13 +107,15 @@ def entry_name(report: dict[str, Any], number: int, name: str | None = None) -> 
 
 
 def without_series(report: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``report`` without each test's ``series`` (per-step curves: the bulk of the file)."""
-    light = {key: value for key, value in report.items() if key != "claims"}
-    light["claims"] = []
-    for claim in report["claims"]:
-        tests = [{k: v for k, v in test.items() if k != "series"} for test in claim.get("evidence", [])]
-        light["claims"].append({**{k: v for k, v in claim.items() if k != "evidence"}, "evidence": tests})
-    return copy.deepcopy(light)
+    """A copy of ``report`` without each test's ``series`` (per-step curves: the bulk of the file), its keys
+    in the report's order (``{**d, key: v}`` keeps an existing key's place), so that an entry reads as
+    ``claims.json`` does. A claim whose ``evidence`` is absent or null (``validate_report`` accepts both)
+    gets an empty list."""
+    claims = [
+        {**claim, "evidence": [{k: v for k, v in test.items() if k != "series"} for test in claim.get("evidence") or []]}
+        for claim in report["claims"]
+    ]
+    return copy.deepcopy({**report, "claims": claims})
 
 
 def save_run(report: dict[str, Any], history_dir: Path, name: str | None = None) -> Path:

@@ -409,7 +409,8 @@ def claim_entry(
         why.append("No evidence test of this claim finished in this run.")
         # A test skipped on purpose (e.g. a design that runs under nightly only) says why; the reader should
         # not have to open the test to tell a deliberate skip from a broken run.
-        if all((t.reason or "").startswith(SKIPPED_IN_SETUP) for t in checks):
+        # (Only controls selected: no evidence test was skipped, so no "Skipped: .".)
+        if checks and all((t.reason or "").startswith(SKIPPED_IN_SETUP) for t in checks):
             skips = dict.fromkeys(t.reason.removeprefix(SKIPPED_IN_SETUP).removeprefix("Skipped: ") for t in checks)
             why.append("Skipped: " + "; ".join(skips) + ".")
     else:

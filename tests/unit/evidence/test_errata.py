@@ -153,3 +153,22 @@ def test_one_id_with_two_contents_in_two_tests_makes_the_claim_an_error():
     assert any("BSJ25.P22-E1 was recorded with different counterexample by t::a and t::b" in w for w in entry["why"])
     same = claim_entry(CLAIMS["BSJ25.P22"], [record("t::a", "passed", erratum()), record("t::b", "passed", erratum())])
     assert same["verdict"] != "error" and [e["nodeids"] for e in same["errata"]] == [["t::a", "t::b"]]
+
+
+def test_a_conflict_sentence_names_the_fields_and_both_tests_and_a_rerun_is_no_second_recorder():
+    tests = [record("t::a", "passed", erratum()), record("t::a", "passed", erratum()),
+             record("t::b", "passed", erratum(printed="t", corrected="u"))]
+    errata, conflicts = claim_errata("BSJ25.P22", tests)
+    assert [e["nodeids"] for e in errata] == [["t::a"]]
+    assert conflicts == [("Erratum BSJ25.P22-E1 was recorded with different printed, corrected by t::a and t::b: "
+                          "an erratum ID names one error.")]
+    entry = claim_entry(CLAIMS["BSJ25.P22"], tests)
+    assert entry["verdict"] == "error" and entry["why"][-1] == conflicts[0]
+
+
+def test_an_erratum_conflict_is_added_to_the_other_notes_not_in_their_place():
+    tests = [record("t::a", "passed", erratum()), record("t::b", "passed", erratum(printed="t"))]
+    entry = claim_entry(CLAIMS["BSJ25.P22"], tests)
+    assert entry["verdict"] == "error" and len(entry["why"]) == 2
+    assert entry["why"][0].startswith("Checks passed, but the negative control: ")
+    assert entry["why"][1].startswith("Erratum BSJ25.P22-E1 was recorded with different printed by t::a and t::b")

@@ -454,3 +454,351 @@ def test_rule_any_fires_on_every_change_and_on_nothing_else():
     scaled = edited(BASE, "LJ22.L1", max_error=2e-16, tolerance=2e-14)
     assert fired(BASE, scaled, "margin:1") == []
     assert fired(BASE, scaled, "any") == [("LJ22.L1", "margin")]
+
+
+# ------------------------------------------------------------------------------- rules at their boundaries
+
+
+def _trend_pair(old_p, new_p, *, control=False, old_alpha=0.25, new_alpha=0.25, verdict="verified"):
+    def one(p, alpha):
+        t = trend(p=0.5, verdict=verdict, control=control)
+        t.update(p_predicted=p, alpha=alpha)
+        return report(claim("GP22.S32", trends=[t]))
+    return one(old_p, old_alpha), one(new_p, new_alpha)
+
+
+@pytest.mark.parametrize("old_p, new_p, fires", [
+    (0.25, 0.5, True),  # p == alpha is significant: leaving it fires
+    (0.125, 0.25, False),  # landing on alpha is still significant
+    (0.375, 0.5, False),  # already above alpha: no crossing, however far it moves
+    (0.5, 0.375, False),
+    (0.5, 0.125, False),  # downward: the trend got stronger
+    (None, 0.5, False),
+    (0.125, None, False),
+])
+def test_p_fires_only_when_a_check_trend_leaves_significance(old_p, new_p, fires):
+    old, new = _trend_pair(old_p, new_p)
+    assert fired(old, new, "p") == ([("GP22.S32", "p")] if fires else [])
+
+
+@pytest.mark.parametrize("old_p, new_p, fires", [
+    (0.5, 0.25, True),  # a control's trend reaching alpha: the check now sees an effect where none should be
+    (0.5, 0.375, False),
+    (0.375, 0.5, False),
+    (0.25, 0.125, False),  # already significant: no new finding
+    (0.125, 0.5, False),  # a control's effect that goes away is no regression
+    (None, 0.125, False),  # nothing known before: no crossing to report
+    (0.5, None, False),
+])
+def test_p_fires_only_when_a_control_trend_becomes_significant(old_p, new_p, fires):
+    old, new = _trend_pair(old_p, new_p, control=True, verdict="inconclusive")
+    assert fired(old, new, "p") == ([("GP22.S32", "p")] if fires else [])
+
+
+def test_p_reads_each_sides_own_alpha():
+    """The design's alpha may change between runs: each p-value is judged against its own run's alpha."""
+    old, new = _trend_pair(0.25, 0.375, old_alpha=0.25, new_alpha=0.5)
+    assert fired(old, new, "p") == []  # significant on both sides
+    old, new = _trend_pair(0.375, 0.375 + 2 ** -6, old_alpha=0.5, new_alpha=0.25)
+    assert fired(old, new, "p") == [("GP22.S32", "p")]
+    old, new = _trend_pair(0.25, 0.125, old_alpha=0.125, new_alpha=0.25, control=True, verdict="inconclusive")
+    assert fired(old, new, "p") == [("GP22.S32", "p")]
+    old, new = _trend_pair(0.25, 0.125, old_alpha=None, new_alpha=0.25)
+    assert fired(old, new, "p") == []
+
+
+@pytest.mark.parametrize("control, old, new, fires", [
+    (False, "verified", "inconclusive", True),
+    (False, "inconclusive", "refuted", True),
+    (False, "refuted", "inconclusive", False),
+    (False, "inconclusive", "verified", False),
+    (True, "inconclusive", "verified", True),  # a control's trend verified: an effect the check must not see
+    (True, "refuted", "verified", True),
+    (True, "verified", "inconclusive", False),
+    (True, "inconclusive", "refuted", False),  # worse by rank, but for a control no effect is what it wants
+])
+def test_p_on_a_trend_verdict_reads_the_role(control, old, new, fires):
+    def one(verdict):
+        return report(claim("GP22.S32", trends=[trend(p=0.01, verdict=verdict, control=control)]))
+    assert fired(one(old), one(new), "p") == ([("GP22.S32", "trend")] if fires else [])
+
+
+def test_a_trend_added_or_gone_is_shown_and_fires_no_p():
+    with_trend = report(claim("GP22.S32", trends=[trend(p=0.5, verdict="inconclusive")]))
+    without = report(claim("GP22.S32", trends=[]))
+    for old, new, presence in ((with_trend, without, "gone"), (without, with_trend, "added")):
+        [change] = compare(old, new).changes
+        assert (change.what, change.context["presence"]) == ("trend", presence)
+        assert fired(old, new, "p") == [] and fired(old, new, "any") == [("GP22.S32", "trend")]
+        assert f"trend {presence}; test_rate: rank falls with the rate" in render_table(compare(old, new))
+
+
+@pytest.mark.parametrize("expr, why", [
+    ("", "empty"),
+    ("  ", "empty"),
+    ("bogus", "unknown rule 'bogus'"),
+    ("GP22.*:bogus", "unknown rule 'bogus'"),
+    ("GP22.*:", "unknown rule ''"),
+    (":verdict", "empty claim glob"),
+    ("verdict:some", "rule 'verdict' takes no argument"),
+    ("p:3", "rule 'p' takes no argument"),
+    ("cases:2:3", "rule 'cases' takes one factor"),
+    ("margin:abc", "factor 'abc' is not a number"),
+    ("margin:0.5", "factor '0.5' is not a finite number >= 1"),
+    ("margin:inf", "factor 'inf' is not a finite number >= 1"),
+    ("margin:nan", "factor 'nan' is not a finite number >= 1"),
+    ("margin", "rule 'margin' needs a factor, e.g. margin:10"),
+    ("GP22.*:slack", "rule 'slack' needs a factor, e.g. slack:10"),
+])
+def test_a_bad_fail_expression_says_exactly_what_is_wrong(expr, why):
+    with pytest.raises(ValueError) as raised:
+        parse_fail(expr)
+    assert str(raised.value) == (
+        f"bad fail rule {expr!r}: {why}; grammar: [CLAIM-GLOB:]RULE, RULE one of verdict, verdict:any, "
+        "margin:F, slack:F, cases, cases:F, p, counterexample, gone, all, any (F a number >= 1)"
+    )
+
+
+@pytest.mark.parametrize("expr, parsed", [
+    ("verdict", ("verdict", None, None)),
+    (" verdict:any ", ("verdict:any", None, None)),
+    ("GP22.*:verdict:any", ("verdict:any", None, "GP22.*")),
+    ("margin:1", ("margin", 1.0, None)),
+    ("BSJ25.P3?:cases:2", ("cases", 2.0, "BSJ25.P3?")),
+    ("cases", ("cases", None, None)),
+    ("slack:1e3", ("slack", 1000.0, None)),
+])
+def test_a_fail_expression_parses_to_its_rule_factor_and_glob(expr, parsed):
+    rule = parse_fail(expr)
+    assert (rule.kind, rule.factor, rule.claims, rule.text) == (*parsed, expr.strip())
+
+
+def test_unknown_and_missing_verdicts_rank_at_the_ends():
+    from claims.report._compare import verdict_rank
+
+    assert verdict_rank(None) == -1 and verdict_rank("verified") == 0 and verdict_rank("error") == 5
+    assert verdict_rank("some-future-verdict") == 6 and verdict_rank("not-run") == verdict_rank("untested") == 3
+
+
+@pytest.mark.parametrize("old, new, factor, fires", [
+    (100, 50, None, True),
+    (100, 100, None, False),
+    (100, 101, None, False),
+    (100, 50, 2.0, False),  # halved: a drop by exactly the factor is not by more
+    (100, 49, 2.0, True),
+    (1, 0, 1000.0, True),  # to 0: an infinite drop
+    (0, 0, None, False),
+])
+def test_cases_fires_on_a_drop_beyond_its_factor(old, new, factor, fires):
+    before, after = report(claim("LJ22.L1", cases=old)), report(claim("LJ22.L1", cases=new))
+    expr = "cases" if factor is None else f"cases:{factor}"
+    assert fired(before, after, expr) == ([("LJ22.L1", "cases")] if fires else [])
+
+
+@pytest.mark.parametrize("old, new, fires", [
+    ((1e-16, 1e-13), (2e-16, 1e-13), False),  # 1000 -> 500: a drop by exactly 2
+    ((1e-16, 1e-13), (2.5e-16, 1e-13), True),  # 1000 -> 400
+    ((0.0, 1e-13), (0.0, 1e-13), False),
+    ((1e-16, 1e-13), (float("nan"), 1e-13), False),  # a NaN error is the verdict's business
+    ((float("nan"), 1e-13), (1e-16, 1e-13), False),
+    ((1e-16, 1e-13), (None, None), False),
+    ((None, None), (1e-16, 1e-13), False),
+])
+def test_margin_fires_on_a_drop_beyond_its_factor(old, new, fires):
+    before = report(claim("LJ22.L1", max_error=old[0], tolerance=old[1]))
+    after = report(claim("LJ22.L1", max_error=new[0], tolerance=new[1]))
+    assert fired(before, after, "margin:2") == ([("LJ22.L1", "margin")] if fires else [])
+
+
+def test_slack_at_exactly_its_factor_does_not_fire():
+    before, after = report(claim("GP22.E8", min_slack=0.5)), report(claim("GP22.E8", min_slack=0.25))
+    assert fired(before, after, "slack:2") == [] and fired(before, after, "slack:1.5") == [("GP22.E8", "slack")]
+    to_zero = report(claim("GP22.E8", min_slack=0.0))
+    assert fired(before, to_zero, "slack:1000") == [("GP22.E8", "slack")]
+
+
+def test_a_counterexample_that_appears_fires_and_one_that_stays_is_no_change():
+    one = report(claim("BSJ25.P34", counterexamples=[counterexample()]))
+    two = report(claim("BSJ25.P34", counterexamples=[counterexample(), counterexample("tests/test_y.py::test_z")]))
+    assert compare(one, copy.deepcopy(one)).changes == []
+    [change] = compare(one, two).changes
+    assert (change.what, change.old, change.new, change.subject) == ("counterexample", None, "error 0.5 > tol 1e-14",
+                                                                     "test_z")
+    assert fired(one, two, "counterexample") == [("BSJ25.P34", "counterexample")]
+    [gone] = compare(two, one).changes
+    assert (gone.old, gone.new) == ("error 0.5 > tol 1e-14", None) and fired(two, one, "counterexample") == []
+
+
+def test_the_regression_line_names_claim_change_subject_values_and_rule():
+    old = report(claim("BSJ25.P34"))
+    new = report(claim("BSJ25.P34", counterexamples=[counterexample(statement="smallest ratio")]))
+    [regression] = regressions(compare(old, new))
+    assert str(regression) == ("BSJ25.P34: counterexample [test_printed: smallest ratio] - -> error 0.5 > tol 1e-14 "
+                               "(rule counterexample)")
+    exact = report(claim("LJ22.L1", max_error=0.0))
+    [margin_drop] = regressions(compare(exact, report(claim("LJ22.L1", max_error=1e-16))), ["margin:2"])
+    assert str(margin_drop) == "LJ22.L1: margin exact -> 100 (rule margin:2)"
+    [cases] = regressions(compare(report(claim("LJ22.L1", cases=1234)), report(claim("LJ22.L1", cases=12))), ["cases"])
+    assert str(cases) == "LJ22.L1: cases 1234 -> 12 (rule cases)"
+
+
+def test_the_header_names_both_runs_and_every_run_difference_exactly():
+    new = copy.deepcopy(BASE)
+    new["run"].update(profile="nightly", hypothesis_seed=99, python="3.12.1", complete=False,
+                      git={"commit": "fedcba9876543210", "dirty": True},
+                      versions={"lowrank-claims": "0.2.0", "torch": "2.14.0", "numpy": "2.1.0"})
+    assert render_header(compare(BASE, new, "old.json")).splitlines() == [
+        "old: old.json (0123456789ab, profile ci, started 2026-11-22T08:00:00+00:00)",
+        "new: fedcba987654 (dirty), profile nightly, started 2026-11-22T08:00:00+00:00",
+        "  profile: ci -> nightly (not itself a regression: numbers differ by design)",
+        "  hypothesis_seed: None -> 99",
+        "  complete: True -> False",
+        "  python: None -> 3.12.1",
+        "  commit: 0123456789ab -> fedcba987654 (dirty)",
+        "  torch: 2.13.0 -> 2.14.0",
+        "  numpy: None -> 2.1.0",
+        "  the new run is incomplete: claims it did not finish show as not-run",
+    ]
+    bare = {"schema": SCHEMA, "run": {}, "claims": [], "summary": {}}
+    assert render_header(compare(bare, bare)) == "old: no git, profile ?, started ?\nnew: no git, profile ?, started ?"
+
+
+def test_a_p_change_is_detailed_with_its_alpha_and_crossing():
+    old, new = _trend_pair(0.125, 0.375)
+    [p_change] = [c for c in compare(old, new).changes if c.what == "p"]
+    table = render_table(compare(old, new))
+    assert "alpha 0.25, crosses alpha upward; test_rate: rank falls with the rate" in table
+    assert "alpha 0.25, crosses alpha downward; test_rate" in render_table(compare(new, old))
+    old, new = _trend_pair(0.5, 0.375)
+    assert "alpha 0.25; test_rate: rank falls with the rate" in render_table(compare(old, new))
+    old, new = _trend_pair(0.125, 0.375, new_alpha=None)
+    assert "alpha 0.25; test_rate" in render_table(compare(old, new))  # the old alpha when the new is unknown
+    old, new = _trend_pair(0.125, 0.375, control=True, verdict="inconclusive")
+    assert "test_rate: rank falls with the rate (control)" in render_table(compare(old, new))
+    assert p_change.context["control"] is False
+
+
+def test_an_effect_change_is_detailed_with_the_minimum_effect():
+    old = report(claim("GP22.S32", trends=[trend(p=0.01, effect=0.6)]))
+    new = report(claim("GP22.S32", trends=[trend(p=0.01, effect=0.5)]))
+    [change] = compare(old, new).changes
+    assert change.what == "effect"
+    [row] = render_table(compare(old, new)).splitlines()[2:]
+    assert row.split(None, 4) == ["GP22.S32", "effect", "0.6", "0.5", "min effect 0.3; test_rate: rank falls with the rate"]
+
+
+def test_table_cells_are_cut_at_thirty_characters_and_none_shows_as_a_dash():
+    long_verdict = "v" * 31
+    new = edited(BASE, "LJ22.L1", verdict=long_verdict)
+    [row] = render_table(compare(BASE, new)).splitlines()[2:]
+    assert row.split()[:5] == ["LJ22.L1", "verdict", "verified", "v" * 30, "FAIL"]
+    exactly = edited(BASE, "LJ22.L1", verdict="v" * 30)
+    assert render_table(compare(BASE, exactly)).splitlines()[2].split()[3] == "v" * 30
+    gone = report(claim("LJ22.L1"))
+    lines = render_table(compare(BASE, gone), only_changes=False).splitlines()
+    assert lines[0].split() == ["claim", "change", "old", "new", "flag", "detail"]
+    assert [line.split()[:5] for line in lines[2:]] == [
+        ["LJ22.L1", "=", "verified", "verified"], ["GP22.P1", "gone", "verified", "-", "FAIL"],
+        ["BSJ25.T31", "gone", "verified", "-", "FAIL"]]
+    assert set(lines[1].replace(" ", "")) == {"-"} and lines[1].endswith("------")
+
+
+def test_the_table_of_a_margin_change_details_error_and_tolerance():
+    old = report(claim("LJ22.L1", max_error=0.25, tolerance=0.5))
+    new = report(claim("LJ22.L1", max_error=0.125, tolerance=0.5))
+    [row] = render_table(compare(old, new)).splitlines()[2:]
+    assert row.split(None, 4) == ["LJ22.L1", "margin", "2", "4", "error 0.25 -> 0.125, tolerance 0.5 -> 0.5"]
+
+
+def test_an_older_reports_trend_is_read_from_its_details_in_full():
+    from claims.report._compare import claim_trends
+
+    details = {"evidence": "trend", "statement": "s", "verdict": "verified", "p_predicted": 0.125,
+               "p_opposite": 0.875, "rule_alpha": 0.25, "effect": 0.5, "rule_min_effect": 0.25, "n": 9}
+    entry = claim("GP22.S32")
+    entry["evidence"] = [
+        {"nodeid": "tests/a/t.py::test_check", "role": "evidence", "details": details},
+        {"nodeid": "tests/a/t.py::test_control", "role": "control", "details": details},
+        {"nodeid": "tests/a/t.py::test_flagged", "negative_control": True, "details": details},
+        {"nodeid": "tests/a/t.py::test_other", "role": "evidence", "details": {"evidence": "inequality"}},
+    ]
+    entry["trends"] = [{"nodeid": "tests/a/t.py::test_check", "statement": "s", "p_predicted": 0.5},  # already read
+                       {"nodeid": "tests/b/t.py::test_gone", "statement": "s"}]
+    keyed = claim_trends(entry)
+    expected = {"statement": "s", "verdict": "verified", "p_predicted": 0.125, "p_opposite": 0.875, "alpha": 0.25,
+                "effect": 0.5, "min_effect": 0.25, "n": 9}
+    assert keyed == {
+        ("t.py::test_check", "s", 0): {"nodeid": "tests/a/t.py::test_check", **expected, "control": False},
+        ("t.py::test_control", "s", 0): {"nodeid": "tests/a/t.py::test_control", **expected, "control": True},
+        ("t.py::test_flagged", "s", 0): {"nodeid": "tests/a/t.py::test_flagged", **expected, "control": True},
+        ("t.py::test_gone", "s", 0): {"nodeid": "tests/b/t.py::test_gone", "statement": "s"},
+    }
+
+
+def test_trends_of_one_test_and_statement_are_told_apart_by_occurrence():
+    from claims.report._compare import claim_trends
+
+    first, second = trend(p=0.125), trend(p=0.5, verdict="inconclusive")
+    keyed = claim_trends(claim("GP22.S32", trends=[first, second, trend(statement="")]))
+    assert list(keyed) == [("test_t.py::test_rate", "rank falls with the rate", 0),
+                           ("test_t.py::test_rate", "rank falls with the rate", 1), ("test_t.py::test_rate", "", 0)]
+    swapped = report(claim("GP22.S32", trends=[second, first]))
+    changes = compare(report(claim("GP22.S32", trends=[first, second])), swapped).changes
+    assert [(c.what, c.old, c.new) for c in changes] == [
+        ("trend", "verified", "inconclusive"), ("p", 0.125, 0.5), ("trend", "inconclusive", "verified"), ("p", 0.5, 0.125)]
+
+
+def test_one_counterexample_per_test_and_statement_the_first_kept():
+    one = counterexample(statement="s")
+    again = dict(counterexample(statement="s"), error=4.0)
+    old = report(claim("BSJ25.P34", counterexamples=[one, again]))
+    new = report(claim("BSJ25.P34", counterexamples=[one]))
+    assert compare(old, new).changes == []
+    none = report(claim("BSJ25.P34", counterexamples=[again]))
+    assert compare(old, none).changes == []  # the same key: errors of counterexamples are not compared
+
+
+def test_a_change_is_flagged_by_the_first_rule_that_matches():
+    comparison = compare(BASE, edited(BASE, "LJ22.L1", verdict="refuted"))
+    assert [r.rule.text for r in regressions(comparison, ["any", "verdict"])] == ["any"]
+    assert [r.rule.text for r in regressions(comparison, ["gone", "verdict", "any"])] == ["verdict"]
+    assert [r.rule.text for r in regressions(comparison)] == ["verdict"]
+
+
+def test_an_effect_change_without_a_minimum_effect_shows_only_its_subject():
+    old = report(claim("GP22.S32", trends=[dict(trend(effect=0.5), min_effect=None)]))
+    new = report(claim("GP22.S32", trends=[dict(trend(effect=0.25), min_effect=None)]))
+    [row] = render_table(compare(old, new)).splitlines()[2:]
+    assert row.split(None, 4) == ["GP22.S32", "effect", "0.5", "0.25", "test_rate: rank falls with the rate"]
+
+
+def test_claims_are_listed_new_first_then_those_gone():
+    old = report(claim("A.1"), claim("B.2"))
+    new = report(claim("C.3"), claim("A.1", verdict="refuted"))
+    comparison = compare(old, new)
+    assert list(comparison.verdicts.items()) == [("C.3", (None, "verified")), ("A.1", ("verified", "refuted")),
+                                                 ("B.2", ("verified", None))]
+    assert [(c.claim, c.what, c.old, c.new) for c in comparison.changes] == [
+        ("C.3", "added", None, "verified"), ("A.1", "verdict", "verified", "refuted"), ("B.2", "gone", "verified", None)]
+
+
+def test_a_control_trend_that_goes_is_named_as_the_controls():
+    old = report(claim("GP22.S32", trends=[trend(p=0.5, verdict="inconclusive", control=True)]))
+    [change] = compare(old, report(claim("GP22.S32", trends=[]))).changes
+    assert change.subject == "test_rate: rank falls with the rate (control)" and change.context["control"] is True
+    assert (change.old, change.new, change.context["presence"]) == ("inconclusive", None, "gone")
+
+
+def test_a_partial_run_without_its_selection_is_compared_on_every_claim_and_none_in_common_says_none():
+    unlisted = copy.deepcopy(BASE)
+    unlisted["run"]["selection"] = "partial"
+    assert compare(BASE, unlisted).selected is None
+    apart = compare(partial(BASE, ["GP22.P1"]), partial(BASE, ["LJ22.L1"]))
+    assert apart.selected == [] and apart.changes == [] and apart.verdicts == {}
+    assert "both runs are partial: only the claims both selected are compared (none)" in render_header(apart)
+
+
+def test_with_no_change_the_full_table_still_lists_every_claim():
+    lines = render_table(compare(BASE, copy.deepcopy(BASE)), only_changes=False).splitlines()
+    assert [line.split() for line in lines[2:]] == [[i, "=", "verified", "verified"] for i in
+                                                    ("LJ22.L1", "GP22.P1", "BSJ25.T31")]

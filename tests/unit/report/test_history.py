@@ -3,15 +3,20 @@ numbered entry, finding a baseline. Reports here are built by the report's own `
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
+import locale
 import math
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from claims.report._history import (
     BaselineError,
+    entry_name,
     history_entries,
     load_baseline,
     load_report,
@@ -101,6 +106,49 @@ def test_a_bad_report_is_a_one_line_error_naming_the_file(tmp_path, name, conten
     text = str(raised.value)
     assert text.startswith(f"{path}: ") and message in text and "\n" not in text
     assert files(tmp_path) == before
+
+
+def test_a_report_is_read_as_utf8_whatever_the_locale(tmp_path):
+    """A report is UTF-8 (claims.json, an entry, a file edited by hand), so it reads the same under a C
+    (ASCII) locale as under a UTF-8 one; the locale's encoding would refuse the first non-ASCII byte."""
+    report = built_report()
+    report["run"]["host"] = "r\u00e9seau \u2264 2"  # "réseau ≤ 2"
+    text = json.dumps(report, ensure_ascii=False)
+    plain, packed = tmp_path / "claims.json", tmp_path / "entry.json.gz"
+    plain.write_bytes(text.encode("utf-8"))
+    packed.write_bytes(gzip.compress(text.encode("utf-8")))
+    previous = locale.setlocale(locale.LC_CTYPE)
+    try:
+        locale.setlocale(locale.LC_CTYPE, "C")
+        loaded = [load_report(plain), load_report(packed)]
+    finally:
+        locale.setlocale(locale.LC_CTYPE, previous)
+    assert [r["run"]["host"] for r in loaded] == ["r\u00e9seau \u2264 2"] * 2
+
+
+def test_a_directory_is_named_as_such_not_as_missing(tmp_path):
+    """A directory given for a report file (a history directory, say) is not "missing"; the error says what it is."""
+    history = tmp_path / "history"
+    history.mkdir()
+    with pytest.raises(BaselineError) as loading:
+        load_report(history)
+    with pytest.raises(BaselineError) as resolving:
+        resolve_baseline(str(history), tmp_path / "elsewhere")
+    assert str(loading.value) == str(resolving.value) == f"{history}: a directory, not a report file"
+
+
+def test_a_read_error_without_text_is_named_by_its_type(tmp_path, monkeypatch):
+    """The error line never ends in empty parentheses: an exception with no text is named by its class."""
+    path = tmp_path / "entry.json.gz"
+    path.write_bytes(gzip.compress(b"{}"))
+
+    def failing_open(*args, **kwargs):
+        raise EOFError()
+
+    monkeypatch.setattr(gzip, "open", failing_open)
+    with pytest.raises(BaselineError) as raised:
+        load_report(path)
+    assert str(raised.value) == f"{path}: truncated or not a report file (EOFError)"
 
 
 def _edited(text: str, change) -> bytes:
@@ -219,6 +267,156 @@ def test_save_refuses_an_empty_name(tmp_path):
         save_run(built_report(), tmp_path, name="///")
 
 
+@pytest.mark.parametrize("run, name, expected", [
+    ({"git": {"commit": "89ABCDEF0123" * 3}, "profile": "ci"}, None, "0007_89ABCDEF0123_ci.json.gz"),
+    ({"git": {"commit": "89abcde"}, "profile": "ci"}, None, "0007_89abcde_ci.json.gz"),
+    ({"git": {"commit": "89abcd"}, "profile": "ci"}, None, "0007_nogit_ci.json.gz"),
+    ({"git": {"commit": "89abcdeg"}, "profile": "ci"}, None, "0007_nogit_ci.json.gz"),
+    ({"git": None, "profile": None}, None, "0007_nogit_unknown.json.gz"),
+    ({"profile": "my_profile"}, None, "0007_nogit_my-profile.json.gz"),
+    ({"profile": "./-"}, None, "0007_nogit_unknown.json.gz"),
+    ({"profile": "ci"}, "Xmas eve.", "0007_nogit_ci_Xmas-eve.json.gz"),
+    ({"profile": "XL"}, "-.v2.-", "0007_nogit_XL_v2.json.gz"),
+])
+def test_an_entry_name_says_commit_profile_and_name(run, name, expected):
+    """A commit is any hex of 7 or more digits (either case), cut to 12; anything else is "nogit". A profile
+    without a usable character is "unknown", its underscores become dashes (the name's field separator);
+    unsafe runs become one dash and only dashes and dots are stripped from the ends."""
+    assert entry_name({"run": run}, 7, name) == expected
+
+
+def test_without_series_keeps_the_report_layout_and_shares_nothing():
+    """The entry is claims.json without the series: the same keys in the same order (the report's, each
+    claim's, each test's), no object shared with the report (editing one never edits the other), and a
+    claim without evidence (absent or null; validate_report accepts both) gets an empty list."""
+    report = built_report()
+    light = without_series(report)
+    assert list(light) == list(report) and list(light)[-1] != "claims"
+    claim, original = light["claims"][0], report["claims"][0]
+    assert list(claim) == list(original) and list(claim)[-1] != "evidence"
+    assert list(claim["evidence"][0]) == [k for k in original["evidence"][0] if k != "series"]
+    light["run"]["profile"] = "edited"
+    claim["evidence"][0]["cases"] = -1
+    assert report["run"]["profile"] == "ci" and original["evidence"][0]["cases"] == 3
+    bare = {"schema": SCHEMA, "claims": [{"id": "A", "verdict": "untested"}, {"id": "B", "evidence": None}]}
+    assert without_series(bare) == {"schema": SCHEMA, "claims": [{"id": "A", "verdict": "untested", "evidence": []},
+                                                                 {"id": "B", "evidence": []}]}
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r.update(schema="lowrank-claims/report/1"), (
+        "not saved to the history: schema 'lowrank-claims/report/1' is not this suite's lowrank-claims/report/2")),
+    (lambda r: r.pop("schema"), "not saved to the history: schema None is not this suite's lowrank-claims/report/2"),
+    (lambda r: r["run"].update(selection="partial"), (
+        "not saved to the history: a partial run (not every claim selected) is not a baseline; save a run of the "
+        "whole suite")),
+    (lambda r: r["run"].pop("selection"), (
+        "not saved to the history: a unknown run (not every claim selected) is not a baseline; save a run of the "
+        "whole suite")),
+    (lambda r: r["run"].update(complete=False), (
+        "not saved to the history: an incomplete run (not every selected test finished) is not a baseline")),
+])
+def test_save_refusals_say_why_exactly(tmp_path, change, message):
+    report = built_report()
+    change(report)
+    with pytest.raises(ValueError) as raised:
+        save_run(report, tmp_path / "history")
+    assert str(raised.value) == message
+    assert files(tmp_path) == []
+
+
+def test_save_creates_a_nested_history_directory(tmp_path):
+    saved = save_run(built_report(), tmp_path / "a" / "b" / "history")
+    assert saved == tmp_path / "a" / "b" / "history" / "0001_89abcdef0123_ci.json.gz"
+
+
+def test_an_entry_is_one_compact_json_line_gzipped_reproducibly_and_world_readable(tmp_path):
+    """The same report saves to the same bytes (gzip header time 0, not the clock), as one line of compact
+    JSON, readable by all (mode 0644, like claims.json; mkstemp's file is private)."""
+    report = built_report()
+    first, second = save_run(report, tmp_path / "one"), save_run(report, tmp_path / "two")
+    data = first.read_bytes()
+    assert data == second.read_bytes()
+    assert data[:2] == b"\x1f\x8b" and data[4:8] == b"\0\0\0\0"  # gzip magic; MTIME = 0
+    assert gzip.decompress(data).decode() == dumps(without_series(report), separators=(",", ":")) + "\n"
+    assert first.stat().st_mode & 0o777 == 0o644
+
+
+def _links(monkeypatch, before_first=None, fail: OSError | None = None) -> list[tuple[Path, Path]]:
+    """Record os.link's calls; on the first one, run ``before_first`` (another process saving at the same
+    moment); with ``fail``, raise it instead of linking (a file system without hard links)."""
+    calls: list[tuple[Path, Path]] = []
+    link = os.link
+
+    def spy(source, target):
+        calls.append((Path(source), Path(target)))
+        if len(calls) == 1 and before_first is not None:
+            before_first()
+        if fail is not None:
+            raise fail
+        link(source, target)
+
+    monkeypatch.setattr(os, "link", spy)
+    return calls
+
+
+def test_an_entry_is_written_beside_its_name_as_a_hidden_temporary(tmp_path, monkeypatch):
+    """The entry is written to a hidden ``.saving-*.tmp`` in the history directory (a link from the system's
+    temporary directory could cross file systems; a leftover after a crash is not an entry and not shown by
+    ls), then linked to its name; the temporary is removed."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-directory"))
+    history = tmp_path / "history"
+    calls = _links(monkeypatch)
+    saved = save_run(built_report(), history)
+    [(temporary, target)] = calls
+    assert target == saved and temporary.parent == history
+    assert temporary.name.startswith(".saving-") and temporary.name.endswith(".tmp")
+    assert files(tmp_path) == [history, saved]
+
+
+def _another_save(history: Path, *names: str):
+    def save():
+        for name in names:
+            (history / name).write_bytes(b"another process's entry")
+    return save
+
+
+def test_a_save_racing_another_takes_the_number_after_the_newest(tmp_path, monkeypatch):
+    """Between listing the history and linking, another process saved entries 1-3 (1 under this entry's
+    name): the entry becomes 4, after the newest, never a second 2 or 3, and the others stay as they are."""
+    history = tmp_path / "history"
+    history.mkdir()
+    others = ("0001_89abcdef0123_ci.json.gz", "0002_0123456789ab_ci.json.gz", "0003_0123456789ab_ci.json.gz")
+    calls = _links(monkeypatch, _another_save(history, *others))
+    saved = save_run(built_report(), history)
+    assert saved.name == "0004_89abcdef0123_ci.json.gz" and [t.name for _, t in calls] == [others[0], saved.name]
+    assert all((history / name).read_bytes() == b"another process's entry" for name in others)
+    assert load_report(saved)["schema"] == SCHEMA and [n for n, _ in history_entries(history)] == [1, 2, 3, 4]
+
+
+def test_a_directory_under_an_entry_name_is_stepped_over(tmp_path):
+    """A directory holding the next entry's name is not an entry (history_entries skips it), but the name
+    is taken: the entry takes the next number."""
+    history = tmp_path / "history"
+    (history / "0001_89abcdef0123_ci.json.gz").mkdir(parents=True)
+    saved = save_run(built_report(), history)
+    assert saved.name == "0002_89abcdef0123_ci.json.gz" and load_report(saved)["schema"] == SCHEMA
+
+
+def test_without_hard_links_an_entry_is_renamed_into_place_and_never_replaces_one(tmp_path, monkeypatch):
+    """A file system without hard links (os.link fails with another OSError): the entry is renamed into
+    place, after checking that the name is free; a name taken meanwhile is stepped over, not replaced."""
+    history = tmp_path / "history"
+    history.mkdir()
+    unsupported = OSError(errno.EOPNOTSUPP, "Operation not supported")
+    first = "0001_89abcdef0123_ci.json.gz"
+    calls = _links(monkeypatch, _another_save(history, first), fail=unsupported)
+    saved = save_run(built_report(), history)
+    assert saved.name == "0002_89abcdef0123_ci.json.gz" and len(calls) == 2
+    assert (history / first).read_bytes() == b"another process's entry"
+    assert load_report(saved)["schema"] == SCHEMA and files(tmp_path) == [history, history / first, saved]
+
+
 def test_a_real_report_entry_is_small(tmp_path):
     """An entry stays a small fraction of claims.json, so the history can hold many runs (README.md gives
     the bound that tests/unit/test_readme.py checks)."""
@@ -260,6 +458,39 @@ def test_resolve_in_an_empty_history_says_how_to_make_one(tmp_path):
     with pytest.raises(BaselineError, match=r"history entry 1: no such entry .* \(the history is empty\)"):
         resolve_baseline("1", tmp_path / "history")
     assert files(tmp_path) == []
+
+
+def test_the_latest_entry_is_the_highest_number(tmp_path):
+    history = tmp_path / "history"
+    saved = [save_run(built_report(), history) for _ in range(3)]
+    assert resolve_baseline(None, history) == saved[-1] and load_baseline(None, history)[0] == saved[-1]
+
+
+def test_a_missing_entry_names_the_single_entry_held(tmp_path):
+    history = tmp_path / "history"
+    save_run(built_report(), history)
+    with pytest.raises(BaselineError) as raised:
+        resolve_baseline("2", history)
+    assert str(raised.value) == f"history entry 2: no such entry in {history} (entry 1)"
+
+
+@pytest.mark.parametrize("unreadable", [3, 4, 5])
+def test_with_no_readable_entry_the_error_names_three_and_counts_the_rest(tmp_path, unreadable):
+    """The error stays one readable line however many entries are corrupted: the three newest are named
+    (with what is wrong), the others counted."""
+    history = tmp_path / "history"
+    paths = [save_run(built_report(), history) for _ in range(unreadable)]
+    for path in paths:
+        path.write_bytes(b"")
+    shown = "; ".join(f"{path}: truncated or not JSON (Expecting value: line 1 column 1)"
+                      for path in paths[::-1][:3])
+    more = f"; and {unreadable - 3} more" if unreadable > 3 else ""
+    with pytest.raises(BaselineError) as raised:
+        newest_readable(history)
+    assert str(raised.value) == (
+        f"{history}: no entry can be read ({shown}{more}); move the unreadable entries out of {history} (the next "
+        "full run saved with --claims-save or --claims-autosave starts it again), or compare with a report file"
+    )
 
 
 def test_the_committed_reference_reads_renders_and_saves_unchanged(tmp_path):
