@@ -16,7 +16,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
         "record_case", "record_degenerate", "record_erratum", "record_note", "record_series", "recorded_series",
     ),
     "._erratum": ("ErratumError", "LOCATION_KINDS", "SEVERITIES"),
-    "._trend": ("Trend", "TrendRule", "permuted_levels", "trend_test"),
+    "._trend": ("Trend", "TrendRule", "detectable_effect", "permuted_levels", "trend_test"),
     "._registry": ("CLAIMS", "PAPERS", "PAPER_RECORDS", "get_claim"),
     "._paper": ("Claim", "Paper", "PaperRecordError"),
     "._profiles": ("PROFILES", "active_profile", "seed_factor", "training_length_factor", "trajectory_factor"),

@@ -35,7 +35,7 @@ from claims import (
     record_note,
     record_series,
 )
-from claims.evidence import permuted_levels, recorded_series, trend_test
+from claims.evidence import detectable_effect, permuted_levels, recorded_series, trend_test
 from claims.gp22 import MEMO_SCALES, Base, Design, DesignResult, register
 from claims.models import digits
 from claims.report import plot_levels
@@ -570,10 +570,17 @@ def test_f2_resnet_rank_profile_is_balanced(design_runner):
     result = healthy(design_runner.result(RES_PROFILE))
     names = tuple(f"block{l}.W{i}" for l in (1, 2) for i in (1, 2))
     positions, ranks = matrix_ranks(result, names)
-    check_trend(positions, ranks, dataclasses.replace(NO_EFFECT, ceiling=32.0, saturation_band=0.5),
-                "ResNet: the matrices within the residual blocks have the same rank",
-                scale=result.scale, memo_scale=MEMO_SCALES["F2"], matrices=list(names),
-                level="position of the matrix in the residual blocks")
+    rule = dataclasses.replace(NO_EFFECT, ceiling=32.0, saturation_band=0.5)
+    trend = check_trend(positions, ranks, rule, "ResNet: the matrices within the residual blocks have the same rank",
+                        scale=result.scale, memo_scale=MEMO_SCALES["F2"], matrices=list(names),
+                        level="position of the matrix in the residual blocks")
+    if design_runner.seed_factor == 1 and trend.detectable_effect is not None and trend.detectable_effect > rule.min_effect:
+        # ci and nightly can disagree here: say why in ci's report (nightly trains 3x the seeds per level)
+        nightly = detectable_effect(list(positions) * 3, rule)
+        record_note(f"F2 (ResNet balance): at ci's seeds this equivalence cannot be decided (the design detects "
+                    f"{trend.detectable_effect:.2f} > {rule.min_effect}); nightly trains 3x the seeds, a design that "
+                    f"detects {nightly:.2f}, so nightly decides it and its verdict can differ from ci's (ci's ranks: "
+                    f"rho {trend.correlation:+.2f}, p {trend.p_two_sided:.2g} two-sided).")
 
 
 @pytest.mark.claim("GP22.F2", negative_control=True)
