@@ -1,0 +1,212 @@
+"""How ``claims.evidence._record`` counts cases, pinned with exact small ledgers.
+
+Each test records a scripted sequence of cases (outside any example, or grouped by ``one_case``) and
+asserts every counter the report reads: cases accumulate their units (a second case adds to the first,
+never replaces it), a case is degenerate only when all its checks are, informative holding (violating)
+when one of its informative checks holds (violates), and an uninformative case counts each of its reasons
+once. Numbers are exact binary fractions, so every comparison is exact.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+
+from claims.evidence._record import (
+    Case,
+    TestEvidence as Evidence,  # aliased: pytest would try to collect a Test* class
+    collecting,
+    nearest_to_acceptance,
+    one_case,
+    plain,
+    record_case,
+    record_degenerate,
+)
+
+COUNTERS = ("cases", "degenerate", "checks", "informative", "informative_holding", "informative_violating",
+            "uninformative", "uninformative_why")
+
+
+def counters(evidence: Evidence) -> dict:
+    built = evidence.to_builtin()
+    return {name: built[name] for name in COUNTERS}
+
+
+# --- plain builtins ----------------------------------------------------------------------------------
+
+
+def test_plain_writes_a_fraction_as_its_text():
+    assert plain(Fraction(1, 3)) == "1/3"
+    assert plain({"ratio": Fraction(-2, 4)}) == {"ratio": "-1/2"}
+
+
+def test_plain_writes_any_other_object_as_its_text():
+    assert plain(complex(1, 2)) == "(1+2j)"
+    assert plain([range(2)]) == ["range(0, 2)"]
+
+
+# --- the order of cases ------------------------------------------------------------------------------
+
+
+def test_a_case_key_is_margin_then_negated_error_then_slack():
+    assert Case(0.5, 0.25, {}).key() == (0.5, -0.5, math.inf)
+    assert Case(0.5, 0.25, {"relative_slack": 0.125}).key() == (0.5, -0.5, 0.125)
+    assert Case(0.0, 0.25, {"relative_slack": 0.75}).key() == (math.inf, -0.0, 0.75)
+
+
+def test_nearest_to_acceptance_orders_by_the_case_key_not_the_first_or_last():
+    marginal = {"error": 1.5, "tolerance": 1.0, "details": {}}
+    blatant = {"error": 8.0, "tolerance": 1.0, "details": {}}
+    assert nearest_to_acceptance([blatant, marginal]) is marginal
+    assert nearest_to_acceptance([marginal, blatant]) is marginal
+    assert nearest_to_acceptance([marginal]) is marginal
+
+
+# --- counters accumulate ------------------------------------------------------------------------------
+
+
+def test_every_counter_adds_the_units_of_each_case():
+    with collecting() as evidence:
+        record_case(0.0, 0.0, degenerate=True, units=2)
+        record_case(0.0, 0.0, degenerate=True, units=3)
+        record_case(0.5, 1.0, units=2)
+        record_case(0.25, 1.0, units=3)
+        record_case(2.0, 1.0, violates=True, units=2)
+        record_case(4.0, 1.0, violates=True, units=3)
+        record_case(0.5, 1.0, uninformative="tied", units=2)
+        record_case(0.5, 1.0, uninformative="tied", units=3)
+        record_case(0.5, 1.0, uninformative="saturated")
+    assert counters(evidence) == {
+        "cases": 16, "degenerate": 5, "checks": 9, "informative": 10, "informative_holding": 5,
+        "informative_violating": 5, "uninformative": 6, "uninformative_why": {"tied": 5, "saturated": 1},
+    }
+
+
+def test_record_degenerate_counts_one_degenerate_case():
+    with collecting() as evidence:
+        record_degenerate("a zero gradient")
+        record_degenerate("a zero gradient")
+    assert counters(evidence) == {
+        "cases": 0, "degenerate": 2, "checks": 2, "informative": 0, "informative_holding": 0,
+        "informative_violating": 0, "uninformative": 0, "uninformative_why": {},
+    }
+    assert evidence.holding is None and evidence.violating is None
+
+
+def test_a_closed_case_leaves_only_its_counts():
+    """Closing a case forgets its example: the evidence equals one built from the counts alone."""
+    evidence = Evidence()
+    evidence.add_case(0.0, 0.0, {}, degenerate=True)
+    # KindTally compares by identity: the degenerate case tallied nothing into it
+    assert evidence == Evidence(degenerate=1, checks=1, by_kind=evidence.by_kind)
+
+
+# --- the checks of one case ---------------------------------------------------------------------------
+
+
+def one_block(*checks: dict) -> dict:
+    with collecting() as evidence:
+        with one_case():
+            for check in checks:
+                record_case(**check)
+    return counters(evidence)
+
+
+HOLDS = {"error": 0.5, "tolerance": 1.0}
+VIOLATES = {"error": 2.0, "tolerance": 1.0, "violates": True}
+DEGENERATE = {"error": 0.0, "tolerance": 0.0, "degenerate": True}
+
+
+def uninformative(why: str = "tied", **extra) -> dict:
+    return {**HOLDS, **extra, "uninformative": why}
+
+
+def test_a_degenerate_check_then_a_real_one_is_one_real_case():
+    assert one_block(DEGENERATE, HOLDS) == one_block(HOLDS, DEGENERATE) == {
+        "cases": 1, "degenerate": 0, "checks": 2, "informative": 1, "informative_holding": 1,
+        "informative_violating": 0, "uninformative": 0, "uninformative_why": {},
+    }
+
+
+def test_an_informative_holding_check_then_an_uninformative_one_holds_informatively():
+    assert one_block(HOLDS, uninformative()) == {
+        "cases": 1, "degenerate": 0, "checks": 2, "informative": 1, "informative_holding": 1,
+        "informative_violating": 0, "uninformative": 0, "uninformative_why": {},
+    }
+
+
+def test_an_uninformative_check_then_an_informative_holding_one_holds_informatively():
+    assert one_block(uninformative(), HOLDS) == {
+        "cases": 1, "degenerate": 0, "checks": 2, "informative": 1, "informative_holding": 1,
+        "informative_violating": 0, "uninformative": 0, "uninformative_why": {},
+    }
+
+
+def test_an_informative_violation_then_an_uninformative_holding_check_violates_informatively_only():
+    assert one_block(VIOLATES, uninformative()) == {
+        "cases": 1, "degenerate": 0, "checks": 2, "informative": 1, "informative_holding": 0,
+        "informative_violating": 1, "uninformative": 0, "uninformative_why": {},
+    }
+
+
+def test_an_uninformative_holding_check_then_an_informative_violation_violates_informatively_only():
+    assert one_block(uninformative(), VIOLATES) == {
+        "cases": 1, "degenerate": 0, "checks": 2, "informative": 1, "informative_holding": 0,
+        "informative_violating": 1, "uninformative": 0, "uninformative_why": {},
+    }
+
+
+def test_an_informative_violation_then_a_holding_check_is_both():
+    assert one_block(VIOLATES, HOLDS) == one_block(HOLDS, VIOLATES) == {
+        "cases": 1, "degenerate": 0, "checks": 2, "informative": 1, "informative_holding": 1,
+        "informative_violating": 1, "uninformative": 0, "uninformative_why": {},
+    }
+
+
+def test_two_informative_violations_are_one_violating_case():
+    assert one_block(VIOLATES, VIOLATES)["informative_violating"] == 1
+
+
+def test_a_degenerate_check_gives_no_reason_to_an_uninformative_case():
+    """Only the non-degenerate checks of an uninformative case say why it is uninformative."""
+    assert one_block({**DEGENERATE, "uninformative": "vacuous"}, uninformative("tied")) == {
+        "cases": 1, "degenerate": 0, "checks": 2, "informative": 0, "informative_holding": 0,
+        "informative_violating": 0, "uninformative": 1, "uninformative_why": {"tied": 1},
+    }
+
+
+def test_an_uninformative_case_counts_each_reason_once_with_its_units():
+    assert one_block(uninformative("tied", units=2), uninformative("tied"), uninformative("saturated"))[
+        "uninformative_why"] == {"tied": 2, "saturated": 2}
+
+
+# --- add_case: defaults and refusals ------------------------------------------------------------------
+
+
+def test_add_case_defaults_to_one_informative_holding_unit():
+    evidence = Evidence()
+    evidence.add_case(0.5, 1.0, {"relative_slack": 0.25})
+    assert counters(evidence) == {
+        "cases": 1, "degenerate": 0, "checks": 1, "informative": 1, "informative_holding": 1,
+        "informative_violating": 0, "uninformative": 0, "uninformative_why": {},
+    }
+    assert evidence.holding == Case(0.5, 1.0, {"relative_slack": 0.25}) and evidence.violating is None
+    assert evidence.min_slack == 0.25
+
+
+def test_add_case_refuses_fewer_than_one_unit_with_its_count():
+    with pytest.raises(ValueError) as refused:
+        Evidence().add_case(0.5, 1.0, {}, units=0)
+    assert str(refused.value) == "a case counts at least one unit, not 0"
+
+
+@pytest.mark.parametrize(("error", "tolerance"), [(math.inf, 1.0), (0.5, math.inf), (math.nan, 1.0), (0.5, -math.inf)])
+def test_add_case_refuses_a_non_finite_error_or_tolerance(error, tolerance):
+    evidence = Evidence()
+    with pytest.raises(ValueError) as refused:
+        evidence.add_case(error, tolerance, {})
+    assert str(refused.value) == (
+        f"a case's error and tolerance are finite numbers, not {error!r} and {tolerance!r}")
+    assert evidence.checks == 0
