@@ -87,6 +87,10 @@ def test_one_id_twice_in_a_test_keeps_the_first_numbers_or_the_smallest_size():
         for size in (3.0, 1.0, 2.0):
             record_erratum("BSJ25.P22-E1", **{**GOOD, "counterexample": {"size": size}}, size=size)
     assert [e["counterexample"] for e in evidence.errata] == [{"size": 1.0}]
+    with collecting(claim_ids=["BSJ25.P22"]) as evidence:  # the first is the smallest: a larger one never replaces it
+        for size in (1.0, 3.0):
+            record_erratum("BSJ25.P22-E1", **{**GOOD, "counterexample": {"size": size}}, size=size)
+    assert [e["counterexample"] for e in evidence.errata] == [{"size": 1.0}]
 
 
 def test_one_id_twice_in_a_test_with_another_text_is_refused():

@@ -210,3 +210,85 @@ def test_add_case_refuses_a_non_finite_error_or_tolerance(error, tolerance):
     assert str(refused.value) == (
         f"a case's error and tolerance are finite numbers, not {error!r} and {tolerance!r}")
     assert evidence.checks == 0
+
+
+# --- which case is shown ------------------------------------------------------------------------------
+
+
+def test_an_informative_violation_replaces_an_uninformative_one_nearer_to_acceptance():
+    with collecting() as evidence:
+        record_case(1.5, 1.0, violates=True, uninformative="tied")
+        record_case(8.0, 1.0, violates=True)
+    assert evidence.violating == Case(8.0, 1.0, {})
+
+
+def test_an_informative_holding_case_replaces_an_uninformative_one_nearer_to_violating():
+    with collecting() as evidence:
+        record_case(0.75, 1.0, uninformative="tied", relative_slack=0.125)
+        record_case(0.25, 1.0, relative_slack=0.5)
+    assert evidence.holding == Case(0.25, 1.0, {"relative_slack": 0.5})
+    assert evidence.min_slack == 0.5
+
+
+def test_of_equally_near_cases_the_first_is_shown():
+    with collecting() as evidence:
+        record_case(0.5, 1.0, run="first")
+        record_case(0.5, 1.0, run="second")
+        record_case(2.0, 1.0, violates=True, run="first")
+        record_case(2.0, 1.0, violates=True, run="second")
+    assert evidence.holding.details == {"run": "first"}
+    assert evidence.violating.details == {"run": "first"}
+
+
+def test_of_equal_smallest_slacks_the_first_is_kept():
+    with collecting() as evidence:
+        record_case(0.5, 1.0, relative_slack=0.0)
+        record_case(0.5, 1.0, relative_slack=-0.0)
+    assert math.copysign(1.0, evidence.min_slack) == 1.0
+
+
+def test_a_finding_evidences_the_claims_of_its_test():
+    with collecting(claim_ids=["LJ22.T1", "LJ22.L2"]) as evidence:
+        found = evidence.finding("wider hypothesis")
+    assert found.claim_ids == ["LJ22.T1", "LJ22.L2"] and found.is_finding
+
+
+# --- the series rows kept -----------------------------------------------------------------------------
+
+
+def series_evidence(rows: int, limit: int | None) -> Evidence:
+    evidence = Evidence(series=[{"series": "s", "i": i} for i in range(rows)])
+    evidence.series_limits["s"] = limit
+    return evidence
+
+
+@pytest.mark.parametrize(("limit", "kept"), [(0, []), (1, [0]), (2, [0, 4]), (3, [0, 2, 4]), (5, [0, 1, 2, 3, 4])])
+def test_kept_series_keeps_an_evenly_spaced_sample_first_and_last_included(limit, kept):
+    rows, dropped = series_evidence(5, limit).kept_series()
+    assert [row["i"] for row in rows] == kept
+    assert dropped == ({"s": 5 - len(kept)} if len(kept) < 5 else {})
+
+
+# --- the report's record ------------------------------------------------------------------------------
+
+
+def test_to_builtin_writes_exactly_the_fields_the_report_reads():
+    assert list(Evidence().to_builtin()) == [
+        "cases", "degenerate", "checks", "informative", "informative_holding", "informative_violating",
+        "uninformative", "uninformative_why", "unit", "min_slack", "max_error", "tolerance", "details", "by_kind",
+        "holding", "counterexample", "notes", "verdict", "correction", "violation", "failed_finding",
+        "falsifying_example", "findings", "series", "series_dropped", "trends", "figures", "errata",
+    ]
+
+
+def test_to_builtin_writes_the_shown_case_and_the_test_outcome():
+    with collecting() as evidence:
+        record_case(0.5, 1.0, relative_slack=0.25)
+    evidence.correction, evidence.violation, evidence.failed_finding = "read 2 for 1", "a violation", "f"
+    evidence.falsifying_example = "example(x=1.0)"
+    built = evidence.to_builtin()
+    assert (built["max_error"], built["tolerance"], built["details"]) == (0.5, 1.0, {"relative_slack": 0.25})
+    assert (built["correction"], built["violation"], built["failed_finding"]) == ("read 2 for 1", "a violation", "f")
+    assert built["falsifying_example"] == "example(x=1.0)"
+    empty = Evidence().to_builtin()
+    assert (empty["max_error"], empty["tolerance"], empty["details"]) == (None, None, {})
