@@ -16,8 +16,11 @@ import pytest
 
 from claims.evidence._record import (
     Case,
+    OutsideClaimTest,
     TestEvidence as Evidence,  # aliased: pytest would try to collect a Test* class
     collecting,
+    count_cases_as,
+    current,
     nearest_to_acceptance,
     one_case,
     plain,
@@ -292,3 +295,34 @@ def test_to_builtin_writes_the_shown_case_and_the_test_outcome():
     assert built["falsifying_example"] == "example(x=1.0)"
     empty = Evidence().to_builtin()
     assert (empty["max_error"], empty["tolerance"], empty["details"]) == (None, None, {})
+
+
+# --- outside a claim test -----------------------------------------------------------------------------
+
+OUTSIDE = (" was called outside a claim test: checks and notes record evidence only inside a test marked "
+           "@pytest.mark.claim('ID') that runs under the claims plugin (loaded by the project's conftest.py). "
+           "Call it from such a test, or compute without recording.")
+
+
+def test_current_outside_a_claim_test_says_what_to_do():
+    with pytest.raises(OutsideClaimTest) as refused:
+        current()
+    assert str(refused.value) == "this function" + OUTSIDE
+
+
+def test_record_case_outside_a_claim_test_names_itself():
+    with pytest.raises(OutsideClaimTest) as refused:
+        record_case(0.5, 1.0)
+    assert str(refused.value) == "record_case" + OUTSIDE
+
+
+# --- the unit of the cases ----------------------------------------------------------------------------
+
+
+def test_count_cases_as_names_the_unit_again_unless_told_to_keep_a_named_one():
+    with collecting() as evidence:
+        count_cases_as("runs")
+        count_cases_as("optima")
+        assert evidence.unit == "optima"
+        count_cases_as("trajectories", unless_named=True)
+    assert evidence.unit == "optima"
