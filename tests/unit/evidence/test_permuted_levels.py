@@ -52,3 +52,9 @@ def test_permuted_levels_reads_the_levels_in_float64():
     levels = [2**53 + k for k in range(12)]
     assert permuted_levels(levels, 1, 50) == permuted_levels(np.asarray(levels, dtype=float), 1, 50)
     assert permuted_levels(levels, 1, 50) == reference(levels, 1, 50)
+
+
+@pytest.mark.parametrize("levels", [[2.0, 2.0, 2.0, 2.0], [3.0], [1.0, 2.0]])
+def test_permuted_levels_of_a_design_that_no_order_decorrelates_is_the_first_candidate(levels):
+    # tied levels (rho's denominator is 0) and two levels (|rho| = 1 for both orders): the first draw
+    assert permuted_levels(levels, 4, 30) == [float(v) for v in np.random.default_rng(4).permutation(levels)]
