@@ -35,7 +35,9 @@ def reference(levels, seed: int, candidates: int) -> list[float]:
 
 
 @pytest.mark.parametrize(("levels", "seed", "candidates"), [
-    (BATCHES, 0, 1000), (BATCHES, 3, 5), ([1.0, 2.0, 3.0, 4.0, 5.0], 1, 7), (THIRTY, 863, 1000), (THIRTY, 2, 40),
+    (BATCHES, 0, 1000), (BATCHES, 3, 5),
+    # seed 7: the 9th candidate has sum (r - m)(c - m) = 1/2, the 20th has 0: the search goes on past the 9th
+    ([1.0, 1.0, 2.0, 3.0, 4.0, 5.0], 7, 40), ([1.0, 2.0, 3.0, 4.0, 5.0], 1, 7), (THIRTY, 863, 1000), (THIRTY, 2, 40),
 ])
 def test_permuted_levels_is_the_first_candidate_least_correlated_with_the_levels(levels, seed, candidates):
     assert permuted_levels(levels, seed, candidates) == reference(levels, seed, candidates)
