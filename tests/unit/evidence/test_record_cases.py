@@ -17,7 +17,6 @@ import pytest
 from claims.evidence._record import (
     Case,
     OutsideClaimTest,
-    TestEvidence as Evidence,  # aliased: pytest would try to collect a Test* class
     collecting,
     count_cases_as,
     current,
@@ -26,6 +25,9 @@ from claims.evidence._record import (
     plain,
     record_case,
     record_degenerate,
+)
+from claims.evidence._record import (
+    TestEvidence as Evidence,  # aliased: pytest would try to collect a Test* class
 )
 
 COUNTERS = ("cases", "degenerate", "checks", "informative", "informative_holding", "informative_violating",
@@ -110,10 +112,9 @@ def test_a_closed_case_leaves_only_its_counts():
 
 
 def one_block(*checks: dict) -> dict:
-    with collecting() as evidence:
-        with one_case():
-            for check in checks:
-                record_case(**check)
+    with collecting() as evidence, one_case():
+        for check in checks:
+            record_case(**check)
     return counters(evidence)
 
 

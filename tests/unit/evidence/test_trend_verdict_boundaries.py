@@ -9,8 +9,6 @@ inside it. Pinned after mutation testing found these boundaries unchecked (READM
 
 from __future__ import annotations
 
-import pytest
-
 from claims.evidence._trend import TrendRule, trend_test
 
 LEVELS = [1.0, 2.0, 3.0, 4.0]
