@@ -20,11 +20,18 @@ from claims.evidence._record import (
     collecting,
     count_cases_as,
     current,
+    currently_in_example,
+    declare_verdict,
+    keep_series_rows,
+    missing_erratum,
     nearest_to_acceptance,
     one_case,
     plain,
     record_case,
     record_degenerate,
+    record_erratum,
+    record_series,
+    recorded_series,
 )
 from claims.evidence._record import (
     TestEvidence as Evidence,  # aliased: pytest would try to collect a Test* class
@@ -327,3 +334,87 @@ def test_count_cases_as_names_the_unit_again_unless_told_to_keep_a_named_one():
         assert evidence.unit == "optima"
         count_cases_as("trajectories", unless_named=True)
     assert evidence.unit == "optima"
+
+
+@pytest.mark.parametrize(("name", "call"), [
+    ("count_cases_as", lambda: count_cases_as("runs")),
+    ("record_degenerate", lambda: record_degenerate("zero gradient")),
+    ("record_series", lambda: record_series("s", x=1)),
+    ("keep_series_rows", lambda: keep_series_rows("s", 3)),
+    ("recorded_series", lambda: recorded_series("s")),
+    ("record_erratum", lambda: record_erratum(
+        "BSJ25.P22-E1", severity="sign or typo", location_kind="equation", location="Eq. (1)", printed="a",
+        corrected="b", counterexample="x")),
+    ("declare_verdict", lambda: declare_verdict("refuted")),
+])
+def test_each_recorder_outside_a_claim_test_names_itself(name, call):
+    with pytest.raises(OutsideClaimTest) as refused:
+        call()
+    assert str(refused.value) == name + OUTSIDE
+
+
+def test_count_cases_as_refuses_an_unknown_unit_naming_the_units():
+    with collecting(), pytest.raises(ValueError) as refused:
+        count_cases_as("apples")
+    assert str(refused.value) == (
+        "a test's cases are one of ('examples', 'checks', 'trajectories', 'runs', 'optima', 'paths', "
+        "'instances', 'matrices', 'ratios'), not 'apples'")
+
+
+def test_currently_in_example_is_true_only_inside_a_hypothesis_example():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    seen = []
+
+    @settings(max_examples=2, database=None, derandomize=True)
+    @given(st.integers(0, 1))
+    def example(_):
+        seen.append(currently_in_example())
+
+    example()
+    assert seen and all(seen)
+    assert currently_in_example() is False
+
+
+# --- series limits --------------------------------------------------------------------------------------
+
+
+def test_keep_series_rows_takes_zero_rows_and_refuses_a_negative_count_naming_it():
+    with collecting() as evidence:
+        keep_series_rows("s", 0)
+        assert evidence.series_limits == {"s": 0}
+        with pytest.raises(ValueError) as refused:
+            keep_series_rows("s", -1)
+    assert str(refused.value) == "keep_series_rows: rows is a count >= 0 or None, not -1"
+
+
+# --- declared verdicts -------------------------------------------------------------------------------
+
+
+def test_a_correction_without_an_erratum_is_named_with_what_to_call():
+    with collecting() as evidence:
+        declare_verdict("verified-with-correction", "read 2 for 1")
+    assert missing_erratum(evidence) == (
+        "the test declared verified-with-correction but recorded no erratum: call record_erratum(...) "
+        "with the printed text, the correction and the counterexample's numbers")
+
+
+def test_a_correction_verdict_without_its_correction_is_refused_with_the_reason():
+    with collecting(), pytest.raises(ValueError) as refused:
+        declare_verdict("verified-with-correction")
+    assert str(refused.value) == "a verified-with-correction verdict writes its correction out"
+
+
+def test_declaring_the_same_verdict_again_takes_the_new_correction():
+    with collecting() as evidence:
+        declare_verdict("verified-with-correction", "read 2 for 1")
+        declare_verdict("verified-with-correction", "read 3 for 1")
+    assert (evidence.verdict, evidence.correction) == ("verified-with-correction", "read 3 for 1")
+
+
+def test_a_weaker_verdict_declared_after_a_stronger_one_still_gives_its_correction():
+    with collecting() as evidence:
+        declare_verdict("refuted")
+        declare_verdict("verified-with-correction", "read 2 for 1")
+    assert (evidence.verdict, evidence.correction) == ("refuted", "read 2 for 1")
