@@ -87,6 +87,27 @@ def test_one_id_twice_in_a_test_keeps_the_first_numbers_or_the_smallest_size():
         for size in (3.0, 1.0, 2.0):
             record_erratum("BSJ25.P22-E1", **{**GOOD, "counterexample": {"size": size}}, size=size)
     assert [e["counterexample"] for e in evidence.errata] == [{"size": 1.0}]
+    with collecting(claim_ids=["BSJ25.P22"]) as evidence:  # the first is the smallest: a larger one never replaces it
+        for size in (1.0, 3.0):
+            record_erratum("BSJ25.P22-E1", **{**GOOD, "counterexample": {"size": size}}, size=size)
+    assert [e["counterexample"] for e in evidence.errata] == [{"size": 1.0}]
+
+
+def test_one_id_twice_at_an_equal_size_keeps_the_first_numbers():
+    with collecting(claim_ids=["BSJ25.P22"]) as evidence:
+        for first in (True, False):
+            record_erratum("BSJ25.P22-E1", **{**GOOD, "counterexample": {"first": first}}, size=1.0)
+    assert [e["counterexample"] for e in evidence.errata] == [{"first": True}]
+
+
+def test_one_id_twice_with_another_text_names_the_differing_fields():
+    with collecting(claim_ids=["BSJ25.P22"]), pytest.raises(ErratumError) as refused:
+        record_erratum("BSJ25.P22-E1", **GOOD)
+        record_erratum("BSJ25.P22-E1", **{**GOOD, "severity": "sign or typo", "printed": "t"})
+    assert str(refused.value) == (
+        "erratum BSJ25.P22-E1 recorded twice in one test with different severity, printed: "
+        "an erratum ID names one error"
+    )
 
 
 def test_one_id_twice_in_a_test_with_another_text_is_refused():
