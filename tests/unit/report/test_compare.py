@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from claims.__main__ import main
+from claims.evidence._record import margin
 from claims.report._compare import (
     DEFAULT_FAIL,
     Change,
@@ -21,7 +22,6 @@ from claims.report._compare import (
     render_table,
     stable_test_key,
 )
-from claims.evidence._record import margin
 from claims.report._json import dumps
 from claims.report._model import SCHEMA
 
