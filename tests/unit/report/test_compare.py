@@ -905,3 +905,36 @@ def test_a_change_of_selection_is_a_run_difference_in_the_header():
     comparison = compare(old, new)
     assert comparison.run_differences == [("selection", "full", "partial")]
     assert "  selection: full -> partial" in render_header(comparison).splitlines()
+
+
+# ------------------------------------------------------------------------------ rules at their boundaries
+
+
+def test_a_zero_margin_that_stays_zero_is_no_drop():
+    # tolerance 0: the margin is 0 on both sides while the error moves; 0 -> 0 is a drop by 1, not infinite
+    old = report(claim("LJ22.L1", max_error=1.0, tolerance=0.0))
+    new = report(claim("LJ22.L1", max_error=2.0, tolerance=0.0))
+    [change] = compare(old, new).changes
+    assert (change.what, change.old, change.new) == ("margin", 0.0, 0.0)
+    assert fired(old, new, "margin:1") == []
+
+
+def test_cases_fire_only_on_a_drop():
+    rule = parse_fail("cases")
+    assert rule.matches(Change("LJ22.L1", "cases", 5, 4))
+    assert not rule.matches(Change("LJ22.L1", "cases", 5, 5))
+    assert not rule.matches(Change("LJ22.L1", "cases", 4, 5))
+
+
+def test_a_p_change_without_a_role_is_judged_as_evidence_not_as_a_control():
+    alphas = {"old_alpha": 0.05, "new_alpha": 0.05}
+    assert parse_fail("p").matches(Change("GP22.S32", "p", 0.01, 0.5, "t", alphas))
+    assert not parse_fail("p").matches(Change("GP22.S32", "p", 0.5, 0.01, "t", alphas))
+
+
+def test_a_trend_moving_between_equally_ranked_verdicts_is_not_a_p_regression():
+    old = report(claim("GP22.S32", trends=[trend(verdict="not-run")]))
+    new = report(claim("GP22.S32", trends=[trend(verdict="untested")]))
+    assert [c.what for c in compare(old, new).changes] == ["trend"]
+    assert fired(old, new, "p") == []
+    assert fired(new, report(claim("GP22.S32", trends=[trend(verdict="refuted")])), "p") == [("GP22.S32", "trend")]
