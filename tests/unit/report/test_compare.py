@@ -938,3 +938,40 @@ def test_a_trend_moving_between_equally_ranked_verdicts_is_not_a_p_regression():
     assert [c.what for c in compare(old, new).changes] == ["trend"]
     assert fired(old, new, "p") == []
     assert fired(new, report(claim("GP22.S32", trends=[trend(verdict="refuted")])), "p") == [("GP22.S32", "trend")]
+
+
+# ------------------------------------------------------------------------------ rendering
+
+
+def test_the_header_lists_every_claim_a_partial_run_selected():
+    comparison = compare(BASE, partial(BASE, ["GP22.P1", "LJ22.L1"]))
+    assert "  partial run: only the claims it selected are compared (GP22.P1, LJ22.L1)" in render_header(comparison)
+
+
+def test_degenerate_counts_show_in_full_not_to_three_digits():
+    new = edited(BASE, "LJ22.L1", degenerate=1234)
+    [row] = [line for line in render_table(compare(BASE, new)).splitlines() if line.startswith("LJ22.L1")]
+    assert row.split() == ["LJ22.L1", "degenerate", "0", "1234"]
+
+
+def test_a_p_change_names_the_new_runs_alpha():
+    old = report(claim("GP22.S32", trends=[trend(p=0.02)]))
+    new = report(claim("GP22.S32", trends=[{**trend(p=0.04), "alpha": 0.01}]))
+    [change] = compare(old, new).changes
+    assert change.context["old_alpha"] == 0.05 and change.context["new_alpha"] == 0.01
+    [row] = [line for line in render_table(compare(old, new)).splitlines() if line.startswith("GP22.S32")]
+    assert row.endswith("alpha 0.01, crosses alpha upward; test_rate: rank falls with the rate")
+    gone_alpha = report(claim("GP22.S32", trends=[{**trend(p=0.04), "alpha": None}]))
+    assert "alpha 0.05; test_rate" in render_table(compare(old, gone_alpha))
+
+
+def test_table_lines_carry_no_trailing_blanks_and_a_claim_without_a_verdict_shows_a_dash():
+    no_verdict = report(claim("LJ22.L1", verdict=None), claim("GP22.P1"))
+    new = edited(no_verdict, "GP22.P1", verdict="refuted")
+    lines = render_table(compare(no_verdict, new), only_changes=False).splitlines()
+    assert all(line == line.rstrip() for line in lines)
+    assert lines[0].startswith("claim") and lines[1].startswith("-----")
+    [row] = [line for line in lines if line.startswith("LJ22.L1")]
+    assert row.split() == ["LJ22.L1", "=", "-", "-"]
+    [row] = [line for line in lines if line.startswith("GP22.P1")]
+    assert row.split() == ["GP22.P1", "verdict", "verified", "refuted", "FAIL"] and row.endswith("FAIL")
