@@ -9,16 +9,19 @@ from pathlib import Path
 import pytest
 
 from claims.__main__ import main
+from claims.evidence._record import margin
 from claims.report._compare import (
     DEFAULT_FAIL,
+    Change,
+    claim_trends,
     compare,
     parse_fail,
     parse_rules,
     regressions,
     render_header,
     render_table,
+    stable_test_key,
 )
-from claims.evidence._record import margin
 from claims.report._json import dumps
 from claims.report._model import SCHEMA
 
@@ -802,3 +805,173 @@ def test_with_no_change_the_full_table_still_lists_every_claim():
     lines = render_table(compare(BASE, copy.deepcopy(BASE)), only_changes=False).splitlines()
     assert [line.split() for line in lines[2:]] == [[i, "=", "verified", "verified"] for i in
                                                     ("LJ22.L1", "GP22.P1", "BSJ25.T31")]
+
+
+# ------------------------------------------------------------------------------ each Change in full
+
+@pytest.mark.parametrize("nodeid, key", [
+    ("tests/claims/gp22/test_t.py::test_rate", "test_t.py::test_rate"),
+    ("test_t.py::test_rate", "test_t.py::test_rate"),
+    # a parameter ID may hold "/" and "::": only the file's directories go
+    ("tests/a/test_t.py::test_rate[1/2]", "test_t.py::test_rate[1/2]"),
+    ("tests/a/test_t.py::test_rate[a/b::c]", "test_t.py::test_rate[a/b::c]"),
+    ("tests/a/test_t.py::TestA::test_rate", "test_t.py::TestA::test_rate"),
+    (None, ""),
+    ("", ""),
+])
+def test_stable_test_key_drops_only_the_directories_of_the_file(nodeid, key):
+    assert stable_test_key(nodeid) == key
+
+
+def test_every_repeat_of_one_tests_statement_keeps_its_own_trend():
+    repeats = [trend(p=p) for p in (0.01, 0.02, 0.03)]
+    keyed = claim_trends(claim("GP22.S32", trends=repeats))
+    assert list(keyed) == [("test_t.py::test_rate", "rank falls with the rate", n) for n in range(3)]
+    assert [t["p_predicted"] for t in keyed.values()] == [0.01, 0.02, 0.03]
+
+
+def test_an_added_trend_is_a_change_carrying_its_new_verdict_and_context():
+    nodeid = "tests/a/test_t.py::TestRates::test_rate"
+    old = report(claim("GP22.S32", trends=[]))
+    new = report(claim("GP22.S32", trends=[trend(nodeid=nodeid, verdict="inconclusive")]))
+    [change] = compare(old, new).changes
+    context = {"nodeid": "test_t.py::TestRates::test_rate", "statement": "rank falls with the rate", "control": False}
+    assert change == Change("GP22.S32", "trend", None, "inconclusive", "test_rate: rank falls with the rate",
+                            {**context, "presence": "added"})
+    [gone] = compare(new, old).changes
+    assert gone == Change("GP22.S32", "trend", "inconclusive", None, "test_rate: rank falls with the rate",
+                          {**context, "presence": "gone"})
+
+
+def test_a_trend_change_names_its_test_statement_and_role_in_the_context():
+    old = report(claim("GP22.S32", trends=[trend(control=True, verdict="refuted")]))
+    new = report(claim("GP22.S32", trends=[trend(control=True, verdict="verified")]))
+    [change] = compare(old, new).changes
+    assert change == Change("GP22.S32", "trend", "refuted", "verified", "test_rate: rank falls with the rate (control)",
+                            {"nodeid": "test_t.py::test_rate", "statement": "rank falls with the rate", "control": True})
+
+
+def test_a_trend_without_a_node_id_is_keyed_and_shown_by_its_statement():
+    nameless = {**trend(), "nodeid": None}
+    [change] = compare(report(claim("GP22.S32", trends=[])), report(claim("GP22.S32", trends=[nameless]))).changes
+    assert (change.subject, change.context["nodeid"]) == (": rank falls with the rate", "")
+
+
+def test_a_new_counterexample_is_a_change_with_its_test_in_the_context():
+    ce = counterexample("tests/a/test_x.py::TestP::test_printed", statement="the printed bound")
+    old, new = report(claim("BSJ25.T31")), report(claim("BSJ25.T31", counterexamples=[ce]))
+    [change] = compare(old, new).changes
+    assert change == Change("BSJ25.T31", "counterexample", None, "error 0.5 > tol 1e-14",
+                            "test_printed: the printed bound", {"nodeid": "test_x.py::TestP::test_printed"})
+
+
+def test_a_counterexample_without_a_node_id_still_shows():
+    nameless = {**counterexample(), "nodeid": None}
+    [change] = compare(report(claim("BSJ25.T31")), report(claim("BSJ25.T31", counterexamples=[nameless]))).changes
+    assert (change.what, change.subject, change.context) == ("counterexample", "", {"nodeid": ""})
+    assert "counterexample" in render_table(compare(report(claim("BSJ25.T31")),
+                                                    report(claim("BSJ25.T31", counterexamples=[nameless]))))
+
+
+def test_a_margin_change_has_no_subject_and_names_both_errors_and_tolerances():
+    old = report(claim("LJ22.L1", max_error=1e-16, tolerance=1e-13))
+    new = report(claim("LJ22.L1", max_error=1e-14, tolerance=1e-13))
+    [change] = compare(old, new).changes
+    assert (change.what, change.subject) == ("margin", "")
+    assert change.context == {"old_error": 1e-16, "new_error": 1e-14, "old_tolerance": 1e-13, "new_tolerance": 1e-13}
+
+
+def test_a_tolerance_without_an_error_has_no_margin():
+    # an entry that records a tolerance but no worst error (no holding case): no margin, no crash
+    old = report(claim("LJ22.L1", max_error=None, tolerance=1e-14))
+    assert compare(old, report(claim("LJ22.L1", max_error=None, tolerance=1e-14))).changes == []
+    [change] = compare(old, report(claim("LJ22.L1", max_error=None, tolerance=1e-12))).changes
+    assert (change.what, change.old, change.new) == ("margin", None, None)
+
+
+def test_a_gone_claim_is_a_change_to_no_verdict():
+    old = report(claim("LJ22.L1"), claim("GP22.P1", verdict="inconclusive"))
+    [change] = compare(old, report(claim("LJ22.L1"))).changes
+    assert change == Change("GP22.P1", "gone", "inconclusive", None)
+
+
+# ------------------------------------------------------------------------------ run differences
+
+
+def test_a_change_of_selection_is_a_run_difference_in_the_header():
+    old = report(claim("LJ22.L1"))
+    new = edited(old, "LJ22.L1")
+    new["run"] = {**new["run"], "selection": "partial"}  # no selected_claims list: every claim is compared
+    comparison = compare(old, new)
+    assert comparison.run_differences == [("selection", "full", "partial")]
+    assert "  selection: full -> partial" in render_header(comparison).splitlines()
+
+
+# ------------------------------------------------------------------------------ rules at their boundaries
+
+
+def test_a_zero_margin_that_stays_zero_is_no_drop():
+    # tolerance 0: the margin is 0 on both sides while the error moves; 0 -> 0 is a drop by 1, not infinite
+    old = report(claim("LJ22.L1", max_error=1.0, tolerance=0.0))
+    new = report(claim("LJ22.L1", max_error=2.0, tolerance=0.0))
+    [change] = compare(old, new).changes
+    assert (change.what, change.old, change.new) == ("margin", 0.0, 0.0)
+    assert fired(old, new, "margin:1") == []
+
+
+def test_cases_fire_only_on_a_drop():
+    rule = parse_fail("cases")
+    assert rule.matches(Change("LJ22.L1", "cases", 5, 4))
+    assert not rule.matches(Change("LJ22.L1", "cases", 5, 5))
+    assert not rule.matches(Change("LJ22.L1", "cases", 4, 5))
+
+
+def test_a_p_change_without_a_role_is_judged_as_evidence_not_as_a_control():
+    alphas = {"old_alpha": 0.05, "new_alpha": 0.05}
+    assert parse_fail("p").matches(Change("GP22.S32", "p", 0.01, 0.5, "t", alphas))
+    assert not parse_fail("p").matches(Change("GP22.S32", "p", 0.5, 0.01, "t", alphas))
+
+
+def test_a_trend_moving_between_equally_ranked_verdicts_is_not_a_p_regression():
+    old = report(claim("GP22.S32", trends=[trend(verdict="not-run")]))
+    new = report(claim("GP22.S32", trends=[trend(verdict="untested")]))
+    assert [c.what for c in compare(old, new).changes] == ["trend"]
+    assert fired(old, new, "p") == []
+    assert fired(new, report(claim("GP22.S32", trends=[trend(verdict="refuted")])), "p") == [("GP22.S32", "trend")]
+
+
+# ------------------------------------------------------------------------------ rendering
+
+
+def test_the_header_lists_every_claim_a_partial_run_selected():
+    comparison = compare(BASE, partial(BASE, ["GP22.P1", "LJ22.L1"]))
+    assert "  partial run: only the claims it selected are compared (GP22.P1, LJ22.L1)" in render_header(comparison)
+
+
+def test_degenerate_counts_show_in_full_not_to_three_digits():
+    new = edited(BASE, "LJ22.L1", degenerate=1234)
+    [row] = [line for line in render_table(compare(BASE, new)).splitlines() if line.startswith("LJ22.L1")]
+    assert row.split() == ["LJ22.L1", "degenerate", "0", "1234"]
+
+
+def test_a_p_change_names_the_new_runs_alpha():
+    old = report(claim("GP22.S32", trends=[trend(p=0.02)]))
+    new = report(claim("GP22.S32", trends=[{**trend(p=0.04), "alpha": 0.01}]))
+    [change] = compare(old, new).changes
+    assert change.context["old_alpha"] == 0.05 and change.context["new_alpha"] == 0.01
+    [row] = [line for line in render_table(compare(old, new)).splitlines() if line.startswith("GP22.S32")]
+    assert row.endswith("alpha 0.01, crosses alpha upward; test_rate: rank falls with the rate")
+    gone_alpha = report(claim("GP22.S32", trends=[{**trend(p=0.04), "alpha": None}]))
+    assert "alpha 0.05; test_rate" in render_table(compare(old, gone_alpha))
+
+
+def test_table_lines_carry_no_trailing_blanks_and_a_claim_without_a_verdict_shows_a_dash():
+    no_verdict = report(claim("LJ22.L1", verdict=None), claim("GP22.P1"))
+    new = edited(no_verdict, "GP22.P1", verdict="refuted")
+    lines = render_table(compare(no_verdict, new), only_changes=False).splitlines()
+    assert all(line == line.rstrip() for line in lines)
+    assert lines[0].startswith("claim") and lines[1].startswith("-----")
+    [row] = [line for line in lines if line.startswith("LJ22.L1")]
+    assert row.split() == ["LJ22.L1", "=", "-", "-"]
+    [row] = [line for line in lines if line.startswith("GP22.P1")]
+    assert row.split() == ["GP22.P1", "verdict", "verified", "refuted", "FAIL"] and row.endswith("FAIL")

@@ -9,6 +9,7 @@ import hashlib
 
 from claims.evidence._record import VERDICTS
 from claims.evidence._registry import CLAIMS
+from claims.report._citation import content_digest
 from claims.report._model import (
     FIGURES,
     SCHEMA,
@@ -18,6 +19,7 @@ from claims.report._model import (
     figure_path,
     figure_paths,
     record_order,
+    report_digest,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -228,3 +230,17 @@ def test_a_claim_entry_uses_the_reports_figure_paths_or_resolves_its_own_clashes
         "figures/given-a.png", "figures/given-b.png"]
     assert [t["figures"][0]["path"] for t in claim_entry(claim, [one, two], paths=given)["evidence"]] == [
         "figures/given-a.png", "figures/given-b.png"]
+
+
+# ------------------------------------------------------------------------------------------ digest
+
+
+def test_a_reports_stored_digest_is_the_one_cited_and_one_without_is_computed():
+    built = build_report({"profile": "ci"}, {})
+    assert report_digest(built) == built["citation"]["digest"] == content_digest(built)
+    # a report read back cites the digest it was published with, even where today's digest of it differs
+    stored = {**built, "citation": {**built["citation"], "digest": "0" * 64}}
+    assert report_digest(stored) == "0" * 64 != content_digest(stored)
+    older = {key: value for key, value in built.items() if key != "citation"}  # from before digests
+    assert report_digest(older) == content_digest(older) == content_digest(built)
+    assert report_digest({**older, "citation": None}) == content_digest(older)
