@@ -21,6 +21,9 @@ from claims.evidence._record import (
 if TYPE_CHECKING:
     from torch import Tensor
 
+# the reason a check's case is degenerate, as the report counts it
+BOTH_SIDES_ZERO = "both sides are identically zero"
+
 def _floats(value: Any) -> list[float]:
     """The entries of a tensor, array, sequence or scalar as floats."""
     if hasattr(value, "detach"):
@@ -89,8 +92,8 @@ def check_close(
     tolerance = _tolerance(tolerance, "check_close")
     error, degenerate, kind = _difference(observed, expected, _scale(scale, "check_close"), "check_close")
     holds = error <= tolerance
-    record_case(error, tolerance, violates=not holds, degenerate=degenerate and holds, check_kind="identity",
-                error_scale=kind, **details)
+    record_case(error, tolerance, violates=not holds, degenerate=degenerate and holds and BOTH_SIDES_ZERO,
+                check_kind="identity", error_scale=kind, **details)
     if not holds:
         raise ClaimViolation(f"{kind} error {error:.3g} exceeds tolerance {tolerance:.3g}; {details}")
     return error
@@ -105,7 +108,8 @@ def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **de
     error = max((abs(a - b) for a, b in pairs), default=Fraction(0))
     degenerate = all(a == 0 and b == 0 for a, b in pairs)
     record_case(
-        float(error), 0.0, violates=error != 0, degenerate=degenerate, check_kind="identity", exact_error=error,
+        float(error), 0.0, violates=error != 0, degenerate=degenerate and BOTH_SIDES_ZERO, check_kind="identity",
+        exact_error=error,
         error_scale="absolute", **details
     )
     if error != 0:
@@ -242,7 +246,7 @@ def check_inequality(
         error,
         tolerance,
         violates=not holds,
-        degenerate=degenerate,
+        degenerate=degenerate and BOTH_SIDES_ZERO,
         uninformative=uninformative,
         check_kind="inequality",
         lhs=lhs,

@@ -9,6 +9,10 @@ from typing import Any, Sequence
 from claims.checks._core import _finite, _floats, _tolerance
 from claims.evidence._record import ClaimViolation, record_case
 
+# the reasons a dynamics check's case is degenerate, as the report counts them
+NO_RATE = "every rate and every summand of the scale is zero"
+NOTHING_MOVED = "the drift and the terms' change are both within the rounding floor (nothing moved)"
+
 def _rate_error(rate: Any, scale: Any, check: str) -> tuple[float, float, bool, dict[str, float]]:
     """(max |rate| / scale over the entries of positive scale, max |rate| over the entries of zero scale,
     degenerate, the worst entry's numbers). An entry of zero scale has no relative error: its summands all
@@ -65,7 +69,7 @@ def check_conserved_rate(rate: Any, scale: Any, tolerance: float, **details: Any
     error, unscaled, degenerate, numbers = _rate_error(rate, scale, "check_conserved_rate")
     recorded, bound, kind = _rate_case(error, unscaled, tolerance)
     holds = recorded <= bound
-    record_case(recorded, bound, violates=not holds, degenerate=degenerate and holds, check_kind="conserved rate",
+    record_case(recorded, bound, violates=not holds, degenerate=degenerate and holds and NO_RATE, check_kind="conserved rate",
                 error_scale=kind, evidence="instantaneous rate", **numbers, **details)
     if not holds:
         raise ClaimViolation(f"dQ/dt is {error:.3g} of its scale, above the rounding bound {tolerance:.3g}"
@@ -220,7 +224,8 @@ def check_convergence_order(
         step_sizes, drifts, order, band, term_change, ratio, floor, fit_points, usable, "check_convergence_order"
     )
     holds = error <= 1.0
-    record_case(error, 1.0, violates=not holds, degenerate=degenerate, check_kind="drift order", error_scale="relative",
+    record_case(error, 1.0, violates=not holds, degenerate=degenerate and NOTHING_MOVED, check_kind="drift order",
+                error_scale="relative",
                 **numbers, **details)
     if not holds:
         raise ClaimViolation(

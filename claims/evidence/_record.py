@@ -138,6 +138,7 @@ class TestEvidence:
     informative_violating: int = 0
     uninformative: int = 0
     uninformative_why: dict[str, int] = field(default_factory=dict)
+    degenerate_why: dict[str, int] = field(default_factory=dict)
     unit: str | None = None
     holding: Case | None = None
     violating: Case | None = None
@@ -165,14 +166,18 @@ class TestEvidence:
     _example_holds_informatively: bool = field(default=False, repr=False)
     _example_violates_informatively: bool = field(default=False, repr=False)
     _example_why: list[str] = field(default_factory=list, repr=False)
+    _example_degenerate_why: list[str] = field(default_factory=list, repr=False)
     _example_units: int = field(default=1, repr=False)
     _informative_sides: set[str] = field(default_factory=set, repr=False)
     _erratum_sizes: dict[str, float | None] = field(default_factory=dict, repr=False)
 
-    def _enter_case(self, degenerate: bool, uninformative: str | None, units: int, violates: bool) -> None:
+    def _enter_case(
+        self, degenerate: bool, uninformative: str | None, units: int, violates: bool, degenerate_why: str | None = None,
+    ) -> None:
         """Count checks into cases: every check inside one Hypothesis example is one case, which is
-        degenerate when all its checks are, informative when any non-degenerate one is, and an
-        informative *holding* case when one of those is a check where the statement held."""
+        degenerate when all its checks are (counted under their reasons, ``degenerate_why``),
+        informative when any non-degenerate one is, and an informative *holding* case when one of
+        those is a check where the statement held."""
         self.checks += 1
         example = _current_example()
         informative = not degenerate and uninformative is None
@@ -181,6 +186,7 @@ class TestEvidence:
             self._example = example
             self._example_degenerate = degenerate
             self._example_informative, self._example_why, self._example_units = informative, [], units
+            self._example_degenerate_why = []
             self._example_holds_informatively = informative and not violates
             self._example_violates_informatively = informative and violates
         else:
@@ -191,6 +197,8 @@ class TestEvidence:
             self._example_units = max(self._example_units, units)
         if uninformative is not None and not degenerate:
             self._example_why.append(uninformative)
+        if degenerate:
+            self._example_degenerate_why.append(degenerate_why or "no reason given")
         if example is None:
             self._close_case()
 
@@ -199,6 +207,8 @@ class TestEvidence:
             return
         if self._example_degenerate:
             self.degenerate += self._example_units
+            for reason in dict.fromkeys(self._example_degenerate_why):
+                self.degenerate_why[reason] = self.degenerate_why.get(reason, 0) + self._example_units
         else:
             self.cases += self._example_units
             if self._example_informative:
@@ -211,21 +221,25 @@ class TestEvidence:
                     self.uninformative_why[reason] = self.uninformative_why.get(reason, 0) + self._example_units
         self._example_degenerate = None
         self._example = None
+        self._example_why, self._example_degenerate_why = [], []
 
     def add_case(
-        self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False, degenerate: bool = False,
-        uninformative: str | None = None, units: int = 1, check_kind: str | None = None,
+        self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False,
+        degenerate: bool | str = False, uninformative: str | None = None, units: int = 1, check_kind: str | None = None,
     ) -> None:
-        """One check's case. ``uninformative``: why the check could not have come out the other way on
-        it (None: it could); ``units``: how many of the test's units it counts (a trend's runs);
-        ``check_kind``: the kind of check (``claims.evidence._kinds.KINDS``) it is tallied under."""
+        """One check's case. ``degenerate``: why the case has nothing to test (a reason, or True: no
+        reason given), counted apart under that reason; ``uninformative``: why the check could not
+        have come out the other way on it (None: it could); ``units``: how many of the test's units it
+        counts (a trend's runs); ``check_kind``: the kind of check (``claims.evidence._kinds.KINDS``)
+        it is tallied under."""
         if units < 1:
             raise ValueError(f"a case counts at least one unit, not {units}")
         if check_kind is not None and check_kind not in KINDS:
             raise ValueError(f"a check's kind is one of {KINDS}, not {check_kind!r}")
         if not (math.isfinite(error) and math.isfinite(tolerance)):
             raise ValueError(f"a case's error and tolerance are finite numbers, not {error!r} and {tolerance!r}")
-        self._enter_case(degenerate, uninformative, units, violates)
+        self._enter_case(bool(degenerate), uninformative, units, violates,
+                         degenerate if isinstance(degenerate, str) else None)
         if degenerate:
             return
         informative = uninformative is None
@@ -281,6 +295,7 @@ class TestEvidence:
             {
                 "cases": self.cases,
                 "degenerate": self.degenerate,
+                "degenerate_why": self.degenerate_why,
                 "checks": self.checks,
                 "informative": self.informative,
                 "informative_holding": self.informative_holding,
@@ -451,18 +466,20 @@ def unique_target_label(label: str) -> str:
 
 
 def record_case(
-    error: float, tolerance: float, violates: bool = False, degenerate: bool = False,
+    error: float, tolerance: float, violates: bool = False, degenerate: bool | str = False,
     uninformative: str | None = None, units: int = 1, check_kind: str | None = None, **details: Any,
 ) -> None:
     """Add one checked case: its error, the tolerance it was judged by, and extra numbers;
     ``violates`` for a case shown to violate a statement (error > tolerance is the point);
-    ``degenerate`` for a case whose sides vanish identically (counted apart); ``uninformative``, the
+    ``degenerate`` for a case whose sides vanish identically (counted apart, under its reason when it is
+    one, e.g. ``"observed and expected are both zero"``); ``uninformative``, the
     reason why the check could not have come out the other way on this case (counted apart from the
     informative ones); ``units``, how many of the test's units the case counts (a trend's runs);
     ``check_kind``, the kind of check the case is tallied under (``claims.evidence._kinds.KINDS``; the
     checks name theirs, a direct call may leave it out). Error and tolerance are finite numbers: a
     check whose ratio has no finite value writes its score so that it has one (never a stand-in)."""
-    current("record_case").add_case(float(error), float(tolerance), details, violates, degenerate, uninformative,
+    current("record_case").add_case(float(error), float(tolerance), details, violates,
+                                    degenerate if isinstance(degenerate, str) else bool(degenerate), uninformative,
                                     int(units), check_kind)
 
 
@@ -480,8 +497,11 @@ def count_cases_as(unit: str, unless_named: bool = False) -> None:
 
 def record_degenerate(reason: str, **details: Any) -> None:
     """Count a drawn case as degenerate (e.g. a gradient that is identically zero, so a rank test
-    has nothing to test): it appears in the report's degenerate count, never as evidence."""
-    current("record_degenerate").add_case(0.0, 0.0, {"degenerate": reason, **details}, degenerate=True)
+    has nothing to test): it appears in the report's degenerate count under ``reason``, never as
+    evidence."""
+    if not (isinstance(reason, str) and reason.strip()):
+        raise ValueError(f"record_degenerate: the reason is a non-empty string, not {reason!r}")
+    current("record_degenerate").add_case(0.0, 0.0, {"degenerate": reason, **details}, degenerate=reason)
 
 
 def record_series(name: str, **columns: Any) -> None:

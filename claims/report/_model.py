@@ -94,6 +94,11 @@ class Figure:
     """The same figure as SVG or PDF, by format, when the run asked for them (written beside the PNG)."""
 
 
+def why_text(counts: Mapping[str, int]) -> str:
+    """Reasons with their counts, as "count: reason; ..." ("" for none)."""
+    return "; ".join(f"{count}: {reason}" for reason, count in counts.items())
+
+
 def _safe(text: str) -> str:
     return _UNSAFE.sub("-", text).strip("-._") or "x"
 
@@ -223,8 +228,12 @@ class TestRecord:
         return self.evidence.get("unit") or "cases"
 
     def uninformative_text(self) -> str:
-        why = self.evidence.get("uninformative_why") or {}
-        return "; ".join(f"{count}: {reason}" for reason, count in why.items())
+        return why_text(self.evidence.get("uninformative_why") or {})
+
+    def degenerate_text(self) -> str:
+        """Why the test's degenerate cases had nothing to test, with their counts ("" for a report from
+        before the reasons were kept)."""
+        return why_text(self.evidence.get("degenerate_why") or {})
 
     @property
     def by_kind(self) -> dict[str, Any]:
@@ -256,6 +265,7 @@ class TestRecord:
             "uninformative_why": e.get("uninformative_why", {}),
             "unit": self.unit,
             "degenerate": e.get("degenerate", 0),
+            "degenerate_why": e.get("degenerate_why", {}),
             "checks": e.get("checks", 0),
             "min_slack": e.get("min_slack"),
             "max_error": e.get("max_error"),
@@ -446,9 +456,10 @@ def claim_entry(
         unfinished = [t for t in checks if t.outcome == NOT_RUN]
         if unfinished:
             why.append(f"{len(unfinished)} of {len(checks)} selected evidence tests did not finish.")
-        empty = [t.nodeid for t in finished if t.cases == 0]
+        empty = [t for t in finished if t.cases == 0]
         if empty:
-            why.append(f"{', '.join(empty)} passed without a non-degenerate case.")
+            why.append(", ".join(t.nodeid + (f" ({t.degenerate_text()})" if t.degenerate_text() else "") for t in empty)
+                       + " passed without a non-degenerate case.")
         vacuous = [t for t in finished if t.cases and t.informative == 0]
         if vacuous:
             why.append("The evidence could not have failed: " + "; ".join(

@@ -21,7 +21,7 @@ from claims.report._headline import (
     reading,
     per_test_headline,
 )
-from claims.report._model import NOT_RUN
+from claims.report._model import NOT_RUN, why_text
 
 
 def summary_line(report: dict[str, Any]) -> str:
@@ -235,9 +235,16 @@ def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
     headline's lines joined by newlines, as in ``summary_cells``."""
     outcome = t["outcome"] if not t["reason"] else f"{t['outcome']} ({markup.cell(t['reason'])[:200]})"
     return [
-        markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), informative_count(t), str(t["degenerate"]),
+        markup.code(t["nodeid"]), markup.text(t["role"]), markup.text(outcome), informative_count(t),
+        markup.cell(markup.text(degenerate_count(t))),
         markup.lines(per_test_headline(t)),
     ]
+
+
+def degenerate_count(t: dict[str, Any]) -> str:
+    """A test's degenerate cases, with why they had nothing to test when the report kept it."""
+    why = why_text(t.get("degenerate_why") or {})
+    return f"{t['degenerate']} ({why})" if why else str(t["degenerate"])
 
 
 def finding_parts(name: str, f: dict[str, Any]) -> Parts:

@@ -51,6 +51,7 @@ from claims.checks import (
     check_property,
     check_rejected,
 )
+from claims.checks._core import BOTH_SIDES_ZERO
 
 NAN, INF = math.nan, math.inf
 NON_FINITE = pytest.mark.parametrize("bad", [NAN, INF, -INF], ids=["nan", "+inf", "-inf"])
@@ -552,6 +553,8 @@ def test_every_check_in_one_hypothesis_example_is_one_case():
     assert built["checks"] == calls["checks"] + calls["examples"] - calls["degenerate"]
     assert built["degenerate"] == calls["degenerate"]
     assert built["cases"] == calls["examples"] - calls["degenerate"]
+    # counted under the checks' reason: both sides zero
+    assert built["degenerate_why"] == {BOTH_SIDES_ZERO: calls["degenerate"]}
 
 
 def test_an_example_with_one_degenerate_and_one_real_check_is_one_case():

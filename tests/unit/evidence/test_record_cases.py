@@ -104,7 +104,25 @@ def test_record_degenerate_counts_one_degenerate_case():
         "cases": 0, "degenerate": 2, "checks": 2, "informative": 0, "informative_holding": 0,
         "informative_violating": 0, "uninformative": 0, "uninformative_why": {},
     }
+    assert evidence.degenerate_why == {"a zero gradient": 2}
     assert evidence.holding is None and evidence.violating is None
+
+
+def test_degenerate_cases_are_counted_under_their_reasons():
+    """Outside an example each check is its own case: its reason counts its units."""
+    evidence = Evidence()
+    evidence.add_case(0.0, 0.0, {}, degenerate="zero gradient")
+    evidence.add_case(0.0, 0.0, {}, degenerate=True, units=3)
+    evidence.add_case(0.0, 0.0, {}, degenerate="zero gradient")
+    assert evidence.to_builtin()["degenerate_why"] == {"zero gradient": 2, "no reason given": 3}
+    assert evidence.degenerate == 5
+
+
+def test_record_degenerate_needs_a_reason():
+    with collecting():
+        for reason in ("", "  ", None):
+            with pytest.raises(ValueError, match="non-empty string"):
+                record_degenerate(reason)
 
 
 def test_a_closed_case_leaves_only_its_counts():
@@ -112,7 +130,7 @@ def test_a_closed_case_leaves_only_its_counts():
     evidence = Evidence()
     evidence.add_case(0.0, 0.0, {}, degenerate=True)
     # KindTally compares by identity: the degenerate case tallied nothing into it
-    assert evidence == Evidence(degenerate=1, checks=1, by_kind=evidence.by_kind)
+    assert evidence == Evidence(degenerate=1, checks=1, degenerate_why={"no reason given": 1}, by_kind=evidence.by_kind)
 
 
 # --- the checks of one case ---------------------------------------------------------------------------
@@ -132,6 +150,20 @@ DEGENERATE = {"error": 0.0, "tolerance": 0.0, "degenerate": True}
 
 def uninformative(why: str = "tied", **extra) -> dict:
     return {**HOLDS, **extra, "uninformative": why}
+
+
+def reasons_of_one_block(*checks: dict) -> dict:
+    with collecting() as evidence, one_case():
+        for check in checks:
+            record_case(**check)
+    return evidence.to_builtin()["degenerate_why"]
+
+
+def test_a_degenerate_examples_reasons_are_counted_once_each_and_only_if_it_is_degenerate():
+    zero, still = {**DEGENERATE, "degenerate": "zero"}, {**DEGENERATE, "degenerate": "still"}
+    assert reasons_of_one_block(zero, zero, still, {**DEGENERATE, "units": 2}) == {
+        "zero": 2, "still": 2, "no reason given": 2}
+    assert reasons_of_one_block(zero, HOLDS) == reasons_of_one_block(HOLDS, zero) == {}
 
 
 def test_a_degenerate_check_then_a_real_one_is_one_real_case():
@@ -285,8 +317,8 @@ def test_kept_series_keeps_an_evenly_spaced_sample_first_and_last_included(limit
 
 def test_to_builtin_writes_exactly_the_fields_the_report_reads():
     assert list(Evidence().to_builtin()) == [
-        "cases", "degenerate", "checks", "informative", "informative_holding", "informative_violating",
-        "uninformative", "uninformative_why", "unit", "min_slack", "max_error", "tolerance", "details", "by_kind",
+        "cases", "degenerate", "degenerate_why", "checks", "informative", "informative_holding",
+        "informative_violating", "uninformative", "uninformative_why", "unit", "min_slack", "max_error", "tolerance", "details", "by_kind",
         "holding", "counterexample", "notes", "verdict", "correction", "violation", "failed_finding",
         "falsifying_example", "findings", "series", "series_dropped", "trends", "figures", "errata",
     ]

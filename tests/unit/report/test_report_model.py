@@ -151,7 +151,7 @@ def test_a_tests_json_entry():
     assert entry == {
         "nodeid": "t.py::a", "role": "control", "outcome": "passed", "reason": None, "negative_control": True,
         "cases": 2, "informative": 2, "informative_holding": 0, "uninformative_why": {}, "unit": "cases",
-        "degenerate": 1, "checks": 4, "min_slack": 0.5, "max_error": 0.25, "tolerance": 0.5,
+        "degenerate": 1, "degenerate_why": {}, "checks": 4, "min_slack": 0.5, "max_error": 0.25, "tolerance": 0.5,
         "error_scale": "relative", "details": {"error_scale": "relative"}, "by_kind": {"inequality": {}},
         "violation": None, "falsifying_example": None, "series": [{"step": 0}], "trends": [{"verdict": "verified"}],
         "figures": [], "duration": 1.25,
@@ -244,3 +244,15 @@ def test_a_reports_stored_digest_is_the_one_cited_and_one_without_is_computed():
     older = {key: value for key, value in built.items() if key != "citation"}  # from before digests
     assert report_digest(older) == content_digest(older) == content_digest(built)
     assert report_digest({**older, "citation": None}) == content_digest(older)
+
+
+def test_a_tests_degenerate_cases_show_their_reasons():
+    from claims.report._parts import degenerate_count
+
+    assert degenerate_count({"degenerate": 3, "degenerate_why": {"zero gradient": 2, "no reason given": 1}}) == (
+        "3 (2: zero gradient; 1: no reason given)")
+    # a report from before the reasons: the count alone
+    assert degenerate_count({"degenerate": 3}) == degenerate_count({"degenerate": 3, "degenerate_why": {}}) == "3"
+    record = TestRecord("t.py::a", ["GP22.F1"], False)
+    record.update("call", "passed", {"cases": 0, "degenerate": 2, "degenerate_why": {"zero gradient": 2}}, 1.0)
+    assert record.degenerate_text() == "2: zero gradient" and record.to_json()["degenerate_why"] == {"zero gradient": 2}

@@ -424,6 +424,9 @@ def test_several_tests_are_named_together_in_one_sentence():
 def test_each_gap_names_every_test_it_found():
     empty = [record(f"t.py::{n}", evidence(0, holding=None)) for n in "bc"]
     assert entry(record(), *empty, control())["why"] == ["t.py::b, t.py::c passed without a non-degenerate case."]
+    zero = [record("t.py::b", evidence(0, holding=None, degenerate=2, degenerate_why={"zero gradient": 2}))]
+    assert entry(record(), *zero, control())["why"] == [
+        "t.py::b (2: zero gradient) passed without a non-degenerate case."]
     vacuous = [record(f"t.py::{n}", evidence(1, informative=0, informative_holding=0, uninformative_why={"tied": 1}))
                for n in "bc"]
     assert entry(record(), *vacuous, control())["why"] == [(
