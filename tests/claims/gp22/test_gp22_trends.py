@@ -59,12 +59,11 @@ with room both ways: eta 0.025 -> 27.4, eta 0.2 -> 7.9; lambda 1e-3 -> 27.4, 6e-
 -> 11.1, B = 128 (fixed epochs) -> 27.4. The previous base (eta 0.05, lambda 5e-3) and every batch-norm
 family piloted ended within 1-2 singular values of full rank (MLP-BN-4-32 27.0-27.4 at eta 0.05-0.2, lambda
 5e-3-0.2): saturated, so it could show no effect; the batch-norm families are left out (see F2 below)."""
-SEEDS = 10
-"""Seeds per level under ``ci`` (3x under ``nightly``). With 4 levels x 10 seeds the permutation test
-detects rho >= 0.40 with power 0.8 at alpha 0.05 (5 x 8: 0.41); ``nightly``'s 3x (120 runs) detects 0.24,
-below the rule's minimum effect 0.3. ``ci`` reaching 0.3 would take ~76 runs per design (~5x the training
-time): the pilot's effects (|rho| 0.7-0.9) are well above what ``ci`` detects, and every trend reports its
-own detectable effect."""
+SEEDS = 20
+"""Seeds per level under ``ci`` (3x under ``nightly``), chosen so that ``ci`` detects the rule's minimum effect:
+with 4 levels x 20 seeds the permutation test detects rho >= 0.31 with power 0.8 at alpha 0.05 (``nightly``'s 3x,
+240 runs: 0.18). The previous 10 seeds detected only 0.40, so an effect between the rule's 0.3 and 0.4 would have
+been read as inconclusive. The pilot's effects (|rho| 0.7-0.9) are far above either."""
 
 
 def designs(architecture: str) -> dict[str, Design]:
@@ -78,39 +77,44 @@ def designs(architecture: str) -> dict[str, Design]:
                         length=EPOCHS, first_seed=10_000, **{**seeds, "seeds": BATCH_SEEDS}),
         # the same updates whatever B: separates the batch size from the number of steps
         "batch_steps": Design("batch size (fixed steps)", factor="batch_size", levels=STEP_BATCH_SIZES, base=BASE,
-                              length=steps, budget="steps", first_seed=20_000, **{**seeds, "seeds": BATCH_SEEDS}),
+                              length=steps, budget="steps", first_seed=20_000, **{**seeds, "seeds": THREE_LEVEL_SEEDS}),
         "rate": Design("learning rate", factor="learning_rate", levels=RATES, base=BASE, length=EPOCHS,
                        first_seed=30_000, **seeds),
         # eta * lambda (so the weight decay's shrinkage eta * lambda * steps) fixed: separates eta from it
         "rate_product": Design("learning rate at fixed eta * lambda", factor="learning_rate", levels=PRODUCT_RATES,
                                base=BASE, length=EPOCHS, first_seed=40_000, decay_product=RATE_DECAY_PRODUCT,
-                               **{**seeds, "seeds": BATCH_SEEDS}),
+                               **{**seeds, "seeds": THREE_LEVEL_SEEDS}),
         "decay": Design("weight decay", factor="weight_decay", levels=DECAYS, base=BASE, length=EPOCHS,
                         first_seed=50_000, **seeds),
-        # lambda = 0 against the base lambda at eta 0.05: at eta 0.1 a lambda = 0 run diverges (pilot: ||W||^2
-        # 2.7e3-5.3e4, train accuracy 0.1-0.2), at 0.05 lambda = 5e-3 still ends at 23.4
+        # lambda = 0 against the base lambda at eta 0.05 (2 x 40 runs detect rho >= 0.31): at eta 0.1 a lambda = 0
+        # run diverges (pilot: ||W||^2 2.7e3-5.3e4, train accuracy 0.1-0.2), at 0.05 lambda = 5e-3 still ends at 23.4
         "no_decay": Design("lambda = 0 against lambda = 5e-3", factor="weight_decay", levels=(0.0, BASE.weight_decay),
                            base=dataclasses.replace(BASE, learning_rate=0.05), length=EPOCHS, first_seed=60_000,
                            **{**seeds, "seeds": 2 * SEEDS}),
-        # F2's "regardless of the batch size": the same contrast at B = 16 (pilot, 4 seeds: lambda = 0 keeps 27.4-27.6,
-        # lambda = 5e-3 ends at 21.8-23.8). At B = 128 (and eta 0.05) lambda = 5e-3 also keeps full rank (27.6 in 4 of
+        # F2's "regardless of the batch size": the same contrast at B = 16, at the B = 32 contrast's number of updates
+        # (1560 steps, so only the batch size differs). Pilot (4 seeds per level, seeds 990 000-990 003): lambda = 0
+        # ends at 27.2-27.6 (rank lost 0-0.4), lambda = 5e-3 at 24.4-25.0 (lost 2.6-3.2); at 40 epochs (3120 steps)
+        # lambda = 5e-3 ends at 21.8-23.8. At B = 128 (and eta 0.05) lambda = 5e-3 also keeps full rank (27.6 in 4 of
         # 4): the contrast is saturated there, so that level is not trained.
         "no_decay_small_batch": Design("lambda = 0 against lambda = 5e-3 (B = 16)", factor="weight_decay",
                                        levels=(0.0, BASE.weight_decay),
                                        base=dataclasses.replace(BASE, batch_size=16, learning_rate=0.05),
-                                       length=EPOCHS, first_seed=65_000, **{**seeds, "seeds": SMALL_BATCH_ZERO_SEEDS}),
+                                       length=steps, budget="steps", first_seed=65_000,
+                                       **{**seeds, "seeds": 2 * SEEDS}),
     }
 
 
-SMALL_BATCH_ZERO_SEEDS = 4
-"""Per level of the B = 16 zero-decay contrast (~3 CPU-s; 12 under ``nightly``): 4 + 4 runs detect rho >= ~0.7,
-enough for the pilot's complete separation of the two levels (and ``nightly``'s 12 + 12 detect ~0.4)."""
 BATCH_SIZES = (16.0, 32.0, 64.0, 128.0, 1257.0)
 """Doubling mini-batches and the full batch B = m (GD); at fixed epochs B = 16 takes 3120 steps, B = m 40."""
 STEP_BATCH_SIZES = (16.0, 32.0, 64.0)
 """The fixed-steps control (1560 steps each); larger B at 1560 steps costs B / 32 times the base's compute."""
-BATCH_SEEDS = 8
-"""5 levels x 8 seeds detect rho >= 0.41 (3 x 8: 0.49 for the fixed-steps and fixed-product controls)."""
+BATCH_SEEDS = 22
+"""5 levels x 22 seeds detect rho >= 0.25 (8 seeds: 0.41). 22, not 16 (0.30): F2's MLP profile is judged on the
+smallest batch's runs alone, 4 hidden matrices each at two distances from the middle, and 22 runs (88 ranks) detect
+0.26 there (20 runs: 0.29)."""
+THREE_LEVEL_SEEDS = 26
+"""The three-level designs (the fixed-steps and fixed-product controls): 3 x 26 runs detect rho >= 0.31 (3 x 8:
+0.49)."""
 RATES = (0.025, 0.05, 0.1, 0.2)
 PRODUCT_RATES = (0.05, 0.1, 0.2)
 RATE_DECAY_PRODUCT = BASE.learning_rate * BASE.weight_decay
@@ -121,8 +125,11 @@ W = 0 (the memo's collapse), whose normalized rank is meaningless."""
 
 MLP, RES = "MLP-4-32", "RES-2-32"
 register(*designs(MLP).values())
-RES_PROFILE = Design("ResNet rank profile (base)", RES, "batch_size", (float(BASE.batch_size),), BASE, SEEDS, EPOCHS,
-                     first_seed=70_000)
+RES_SEEDS = 22
+"""Runs of the ResNet profile: its 4 block matrices each, 88 ranks at 4 positions, detect |rho| >= 0.28 for the
+equivalence (20 runs: 0.303, just short of the rule's 0.3, so ci could not decide it)."""
+RES_PROFILE = Design("ResNet rank profile (base)", RES, "batch_size", (float(BASE.batch_size),), BASE, RES_SEEDS,
+                     EPOCHS, first_seed=70_000)
 register(RES_PROFILE)
 
 
