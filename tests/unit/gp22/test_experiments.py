@@ -98,3 +98,21 @@ def test_a_run_result_is_the_same_run_whatever_it_is_stacked_with(tmp_path):
     for a, b in zip(alone.runs, stacked.runs):
         assert a.mean_rank() == b.mean_rank()
         assert a.final("train_loss") == pytest.approx(b.final("train_loss"), rel=1e-10)
+
+
+def test_a_program_of_more_than_arm_runs_is_cut_into_equal_arms(monkeypatch):
+    """Every run is placed once, in seed order, in arms of at most ``ARM_RUNS`` runs of equal size; each label
+    points at its own configuration."""
+    monkeypatch.setattr(_experiments, "ARM_RUNS", 3)
+    rate = tiny("rate-cut", "learning_rate", (0.01, 0.05))
+    register(rate)
+    pairs = design_arms(rate)
+    sizes = {len(arm.configs) for arm, _ in pairs}
+    program = {config for arm, _ in pairs for config in arm.configs}
+    assert len(pairs) > 1 and max(sizes) <= 3 and max(sizes) - min(sizes) <= 1
+    seeds = [config.seed for arm, _ in pairs for config in arm.configs]
+    assert seeds == sorted(seeds) and len(program) == len(seeds)
+    placed = [(arm.configs[index].learning_rate, arm.configs[index].seed, level, seed)
+              for arm, labels in pairs for level, seed, index in labels]
+    assert sorted((level, seed) for _, _, level, seed in placed) == sorted((level, seed) for level, seed, _ in rate.runs())
+    assert all(rate_ == level and seed_ == seed for rate_, seed_, level, seed in placed)
