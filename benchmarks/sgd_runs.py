@@ -3,6 +3,7 @@
 
     python benchmarks/sgd_runs.py --runs 18 48 --epochs 3 --rounds 3 --threads 1 0
     python benchmarks/sgd_runs.py --sizing
+    python benchmarks/sgd_runs.py --stack-sizes --runs 40 80 180 360 --threads 1
 
 MLP-BN-4-32 on scikit-learn's digits (1257 training points), batch size 32, cross-entropy, momentum
 0.9, lambda = 5e-4, metrics recorded after every epoch (as the claim tests do). Each round times the
@@ -16,6 +17,12 @@ steps with 8 and 64 runs, and prints the CPU milliseconds per step and per run-s
 steps x (per-step + runs x per-run-step). Measured on one thread (issue 23, a shared 2-core machine): at B = 32
 ~0.5 ms per step plus ~0.08 ms per run-step; a full-batch (B = m) run-step ~39 times that (3.4 CPU-s per GD run
 of 1560 steps), which is why GP22.FB runs under nightly only.
+
+``--stack-sizes`` times the per run-step cost against the number of runs stacked (``--runs``). Measured (one
+thread, a shared 2-core machine, session 6 of issue 23): 0.088 ms at 40 runs, 0.092 at 80, 0.097 at 180 and
+0.110 at 360, so a program of more than ``claims.gp22._experiments.ARM_RUNS`` = 100 runs is cut into arms. On the
+GP22 rank designs of ``tests/claims/gp22/test_gp22_trends.py`` (ci's seeds) the cut took that module from 69.1 s
+to 52.6 s wall on 2 workers (80.8 to 75.9 CPU-s), measured back to back on a quiet machine.
 """
 
 from __future__ import annotations
@@ -94,6 +101,27 @@ def sizing(args: argparse.Namespace) -> None:
         )
 
 
+def stack_sizes(args: argparse.Namespace) -> None:
+    """CPU ms per run-step of one stacked training of MLP-4-32 at B = 32 (390 steps) for growing stacks, timed
+    back to back in rotating order over ``--rounds``: the basis of ``claims.gp22._experiments.ARM_RUNS``."""
+    import time
+
+    torch.set_num_threads(args.threads[0] or DEFAULT_THREADS)
+    data = digits()
+    architecture = Architecture.from_name(SIZING_ARCHITECTURE, data.n_inputs, data.classes)
+    steps, sizes = 390, args.runs
+    per_run_step: dict[int, list[float]] = {count: [] for count in sizes}
+    for round_ in range(args.rounds):
+        for count in sizes[round_ % len(sizes):] + sizes[: round_ % len(sizes)]:
+            runs = [RunConfig(seed=r, learning_rate=0.1, weight_decay=5e-3, momentum=0.9) for r in range(count)]
+            start = time.process_time()
+            train(architecture, data, runs, 32, steps=steps, record_every=steps, engine=DEFAULT_ENGINE)
+            per_run_step[count].append((time.process_time() - start) / (steps * count) * 1e3)
+    for count in sizes:
+        print(f"{torch.get_num_threads()} thread(s), {SIZING_ARCHITECTURE} B=32, {count:4d} runs stacked: "
+              f"median {statistics.median(per_run_step[count]):.4f} CPU ms per run-step over {args.rounds} rounds")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, nargs="+", default=[18, 48])
@@ -102,9 +130,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 0], help="0: torch's default")
     parser.add_argument("--sizing", action="store_true")
+    parser.add_argument("--stack-sizes", action="store_true", help="per run-step cost against the stack's size (--runs)")
     args = parser.parse_args()
     if args.sizing:
         sizing(args)
+        return
+    if args.stack_sizes:
+        stack_sizes(args)
         return
     for threads in args.threads:
         compare(args, threads)
