@@ -2,7 +2,7 @@
 
     pip install -c constraints.txt -e ".[mutation]"
     nice -n 10 mutmut run --max-children 2                 # every mutant of [tool.mutmut] only_mutate
-    nice -n 10 mutmut run "claims.checks._trends*"          # or one area's modules (globs of mutant names)
+    nice -n 10 mutmut run $(python benchmarks/mutation_score.py --globs --areas "trend statistics")  # one area
     python benchmarks/mutation_score.py --threshold 0.9     # the table; exit 1 below the threshold
 
 ``[tool.mutmut]`` in pyproject.toml names the modules mutated and runs each mutant against the unit tests
@@ -29,6 +29,7 @@ EQUIVALENTS = ROOT / "benchmarks" / "mutation_equivalents.toml"
 AREAS = {
     "check core": (
         "claims.checks._core",
+        "claims.checks._laws",
         "claims.checks._limits",
         "claims.checks._trends",
         "claims.evidence._record",
@@ -85,10 +86,17 @@ def main() -> None:
     parser.add_argument(
         "--survivors", action="store_true", help="also list the surviving non-equivalent mutants"
     )
+    parser.add_argument(
+        "--globs", action="store_true",
+        help="print the mutmut name globs of --areas (for `mutmut run $(...)`) and exit",
+    )
     args = parser.parse_args()
     unknown = set(args.areas) - set(AREAS)
     if unknown:
         sys.exit(f"unknown areas {sorted(unknown)}; known: {list(AREAS)}")
+    if args.globs:
+        print(" ".join(f"{module}.*" for area in args.areas for module in AREAS[area]))
+        return
     statuses, listed = results(), equivalents()
     stale = sorted(name for name in listed if statuses.get(name) not in SURVIVING)
     counts: dict[str, Counter] = {area: Counter() for area in args.areas}

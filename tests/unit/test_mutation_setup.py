@@ -6,6 +6,7 @@ mutant has a reason."""
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
 import tomllib
 from pathlib import Path
 
@@ -16,6 +17,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 JUDGING = [
     "claims/checks/_core.py",
     "claims/checks/_dynamics.py",
+    "claims/checks/_laws.py",
     "claims/checks/_limits.py",
     "claims/checks/_protocol.py",
     "claims/checks/_trends.py",
@@ -63,14 +65,31 @@ def test_the_weekly_workflow_runs_the_documented_command_and_fails_below_90_perc
         for line in str(step.get("run", "")).splitlines()
     ]
     assert 'pip install -c constraints.txt -e ".[mutation]"' in runs
-    assert "mutmut run --max-children 2" in runs
-    score = next(line for line in runs if line.startswith("python benchmarks/mutation_score.py"))
-    assert "--threshold 0.9" in score
+    # one job per area, each running that area's mutants and judging that area
+    areas = workflow["jobs"]["mutation"]["strategy"]["matrix"]["area"]
+    spec = importlib.util.spec_from_file_location("mutation_score", ROOT / "benchmarks" / "mutation_score.py")
+    mutation_score = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutation_score)
+    assert sorted(areas) == sorted(mutation_score.AREAS)
+    assert workflow["jobs"]["mutation"]["env"]["AREA"] == "${{ matrix.area }}"
+    assert 'mutmut run --max-children 2 $(python benchmarks/mutation_score.py --globs --areas "$AREA")' in runs
+    score = next(line for line in runs if line.startswith("python benchmarks/mutation_score.py --threshold"))
+    assert "--threshold 0.9" in score and '--areas "$AREA"' in score
     readme = (ROOT / "README.md").read_text()
     assert (
         "mutmut run --max-children 2" in readme
         and "python benchmarks/mutation_score.py --threshold 0.9" in readme
     )
+
+
+def test_every_judging_module_is_in_an_area_and_its_globs_name_it():
+    spec = importlib.util.spec_from_file_location("mutation_score", ROOT / "benchmarks" / "mutation_score.py")
+    mutation_score = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutation_score)
+    modules = {m for area in mutation_score.AREAS.values() for m in area}
+    assert modules == {path.removesuffix(".py").replace("/", ".") for path in JUDGING}
+    assert mutation_score.area_of("claims.checks._laws.x__record__mutmut_11") == "check core"
+    assert mutation_score.area_of("claims.evidence._kinds.xǁKindTallyǁadd__mutmut_3") == "check core"
 
 
 def test_every_listed_equivalent_mutant_has_a_reason():
