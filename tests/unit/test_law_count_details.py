@@ -15,7 +15,8 @@ from claims.evidence._record import ClaimViolation, collecting
 NO_ROOM = "the reparametrization's gradients span every direction: no law can exist"
 
 
-def _fields(counted, predicted, n_parameters, gradient_rank, *, error, not_conserved=(), relative_gap=1.0, **extra):
+def _fields(counted, predicted, n_parameters, gradient_rank, *, error, not_conserved=(), relative_gap=1.0,
+            **extra):
     return {
         "exact_error": error, "error_scale": "absolute", "counted": counted, "predicted": predicted,
         "missing": counted - predicted, "n_parameters": n_parameters, "gradient_rank": gradient_rank,
@@ -50,7 +51,8 @@ def test_a_wrong_count_records_every_field_with_the_signed_missing_count():
     record = evidence.to_builtin()
     assert record["counterexample"] == {"error": 2.0, "tolerance": 0.0,
                                         "details": _fields(3, 5, 16, 11, error=2, relative_gap=0.5)}
-    assert list(record["by_kind"]) == ["identity"] and record["by_kind"]["identity"]["violating"]["checks"] == 1
+    assert list(record["by_kind"]) == ["identity"]
+    assert record["by_kind"]["identity"]["violating"]["checks"] == 1
 
 
 @pytest.mark.parametrize(
@@ -92,8 +94,7 @@ def test_the_negative_control_records_a_rank_decisions_margin_of_one_by_default(
      ((0, 0, 3, -1), "gradient_rank")],
 )
 def test_a_negative_count_is_refused_naming_the_argument(args, name):
-    value = -1
-    message = f"check_law_count: {name} is a count (an int >= 0), not {value!r}"
+    message = f"check_law_count: {name} is a count (an int >= 0), not -1"
     for check in (check_law_count, check_law_count_rejected):
         with collecting(), pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
             check(*args)
@@ -101,7 +102,8 @@ def test_a_negative_count_is_refused_naming_the_argument(args, name):
 
 @pytest.mark.parametrize("value", [True, 2.0])
 def test_a_count_that_is_not_an_int_is_refused_with_its_repr(value):
-    with collecting(), pytest.raises(ValueError, match=re.escape(f"predicted is a count (an int >= 0), not {value!r}")):
+    message = f"check_law_count: predicted is a count (an int >= 0), not {value!r}"
+    with collecting(), pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         check_law_count(0, value, 3, 0)
 
 
@@ -124,7 +126,8 @@ def test_more_laws_than_the_gradients_leave_room_for_is_refused_as_such():
 
 @pytest.mark.parametrize(
     "args", [(3, 3, 3, 0), (2, 2, 5, 3), (0, 0, 3, 3)],
-    ids=["as many laws as parameters", "as many laws as the gradients leave room for", "rank equal to parameters"],
+    ids=["as many laws as parameters", "as many laws as the gradients leave room for",
+         "rank equal to parameters"],
 )
 def test_counts_at_their_bounds_are_judged(args):
     with collecting() as evidence:
@@ -139,10 +142,13 @@ def test_counts_at_their_bounds_are_judged(args):
     "counted, predicted, failing, details, message",
     [(5, 4, (), {}, "5 laws counted, 4 predicted; {}"),
      (3, 4, (), {"network": "mlp"}, "3 laws counted, 4 predicted; {'network': 'mlp'}"),
-     (2, 2, ("Eq. (4) at vertex 5",), {}, "2 laws counted, 2 predicted; not conserved: ['Eq. (4) at vertex 5']; {}")],
+     (2, 2, ("Eq. (4) at vertex 5",), {},
+      "2 laws counted, 2 predicted; not conserved: ['Eq. (4) at vertex 5']; {}")],
     ids=["too many", "too few, with details", "not conserved"],
 )
-def test_a_violation_says_the_counts_and_only_then_what_is_not_conserved(counted, predicted, failing, details, message):
+def test_a_violation_says_the_counts_and_only_then_what_is_not_conserved(
+    counted, predicted, failing, details, message,
+):
     with collecting(), pytest.raises(ClaimViolation) as raised:
         check_law_count(counted, predicted, 16, 11, failing=failing, **details)
     assert str(raised.value) == message
