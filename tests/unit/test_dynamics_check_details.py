@@ -1,19 +1,25 @@
 """Details of the dynamics checks (``claims.checks._dynamics``) that mutation testing found unpinned: what the
-negative controls record, their acceptance boundary (a control whose error is exactly the threshold 1 is
-accepted, not a rejection), and the check named in their usage errors. Step sizes and drifts are powers of 2,
-so every expected value is exact."""
+checks and their negative controls record (kind, error scale, evidence numbers, degenerate reasons), their
+acceptance boundaries (a control whose error is exactly the threshold 1 is accepted, not a rejection), and the
+check and input named in their usage and non-finite errors. Step sizes, drifts and rates are powers of 2, so
+every expected value is exact."""
 
 from __future__ import annotations
 
 import pytest
+import torch
 
 from claims.checks import (
+    check_conserved_rate,
+    check_conserved_rate_rejected,
     check_convergence_order,
     check_convergence_order_rejected,
     check_nonzero_limit_rejected,
+    check_nonzero_rate,
     check_nonzero_rate_rejected,
 )
-from claims.evidence._record import ClaimViolation, collecting
+from claims.checks._dynamics import NO_RATE, NOTHING_MOVED
+from claims.evidence._record import ClaimViolation, NonFiniteEvidence, collecting
 
 HALVING = [1 / 8, 1 / 16, 1 / 32, 1 / 64]
 SQUARES = [h**2 for h in HALVING]  # truncation error of order 2, exact in binary
@@ -113,3 +119,159 @@ def test_the_rate_control_records_its_shortfall_as_a_nonzero_rate_case_against_o
 def test_the_rate_control_names_itself_in_its_usage_errors():
     assert refusal(ValueError, lambda: check_nonzero_rate_rejected([0.0, 0.0], [1.0], 2.0**-5, 3.0)) == (
         "check_nonzero_rate_rejected: rate has 2 entries, scale 1")
+
+
+# ------------------------------------------------------------------------ the rate checks: what they record
+
+RATE_CHECKS = {
+    "check_conserved_rate": check_conserved_rate,
+    "check_conserved_rate_rejected": check_conserved_rate_rejected,
+    "check_nonzero_rate": lambda rate, scale, tolerance: check_nonzero_rate(rate, scale, tolerance, 2.0),
+    "check_nonzero_rate_rejected": lambda rate, scale, tolerance: check_nonzero_rate_rejected(rate, scale, tolerance, 2.0),
+}
+"""Each rate check as a function of (rate, scale, tolerance); the nonzero-rate ones with the factor 2."""
+
+
+def test_the_conserved_rate_records_the_worst_entry_even_when_it_comes_first():
+    # |-1/4| / 1 is the worst relative rate, 1/8 / 1 the last entry
+    with collecting() as evidence:
+        assert check_conserved_rate([-0.25, 0.125], [1.0, 1.0], 0.5) == 0.25
+    assert evidence.holding.details == {
+        "error_scale": "relative", "evidence": "instantaneous rate", "rate": -0.25, "rate_scale": 1.0, "entries": 2,
+    }
+
+
+def test_a_rate_with_no_entries_is_degenerate_for_lack_of_a_rate():
+    with collecting() as evidence:
+        assert check_conserved_rate(torch.zeros(0), torch.zeros(0), 0.5) == 0.0
+    record = evidence.to_builtin()
+    assert (record["cases"], record["degenerate"], record["degenerate_why"]) == (0, 1, {NO_RATE: 1})
+
+
+def test_the_conserved_rate_message_adds_the_unscaled_rate_only_where_there_is_one():
+    with collecting(), pytest.raises(ClaimViolation) as raised:
+        check_conserved_rate(0.75, 1.0, 0.5, vertex=3)
+    assert str(raised.value) == "dQ/dt is 0.75 of its scale, above the rounding bound 0.5; {'vertex': 3}"
+    with collecting() as evidence, pytest.raises(ClaimViolation) as raised:
+        check_conserved_rate([0.0, 0.25], [1.0, 0.0], 0.5)
+    assert str(raised.value) == (
+        "dQ/dt is 0 of its scale, above the rounding bound 0.5 (and 0.25 where its scale is 0); {}")
+    assert evidence.to_builtin()["counterexample"] == {"error": 0.25, "tolerance": 0.0, "details": {
+        "error_scale": "absolute", "evidence": "instantaneous rate", "rate": 0.0, "rate_scale": 1.0, "entries": 2,
+        "unscaled_rate": 0.25,
+    }}
+
+
+def test_the_conserved_rate_control_records_a_conserved_rate_case_with_its_error_scale():
+    with collecting(control=True) as evidence:
+        assert check_conserved_rate_rejected([0.125, -0.75], [1.0, 1.0], 0.5, control="bias") == 0.75
+    record = evidence.to_builtin()
+    assert list(record["by_kind"]) == ["conserved rate"]
+    assert record["counterexample"] == {"error": 0.75, "tolerance": 0.5, "details": {
+        "error_scale": "relative", "evidence": "instantaneous rate", "rate": -0.75, "rate_scale": 1.0, "entries": 2,
+        "control": "bias",
+    }}
+    with collecting(control=True) as evidence:
+        check_conserved_rate_rejected([0.0, 0.25], [1.0, 0.0], 0.5)
+    assert evidence.to_builtin()["counterexample"]["details"]["error_scale"] == "absolute"
+
+
+def test_the_nonzero_rate_records_its_shortfall_as_a_relative_nonzero_rate_case():
+    # rate 3/4 of its scale against 2 x 1/8: the shortfall 2 (1/4) / (1/4 + 3/4) = 1/2
+    with collecting() as evidence:
+        assert check_nonzero_rate(0.75, 1.0, 0.125, 2.0, perturbed="bias") == 0.75
+    record = evidence.to_builtin()
+    assert list(record["by_kind"]) == ["nonzero rate"]
+    assert record["holding"] == {"error": 0.5, "tolerance": 1.0, "details": {
+        "error_scale": "relative", "evidence": "instantaneous rate", "relative_rate": 0.75, "rounding_bound": 0.125,
+        "factor": 2.0, "rate": 0.75, "rate_scale": 1.0, "entries": 1, "perturbed": "bias",
+    }}
+
+
+def test_a_rate_exactly_at_factor_times_the_bound_is_not_shown_nonzero():
+    # 1/4 of its scale against 2 x 1/8: the shortfall is exactly 1, which neither shows the rate nonzero
+    # nor lets its control fail
+    with collecting() as evidence, pytest.raises(ClaimViolation) as raised:
+        check_nonzero_rate(0.25, 1.0, 0.125, 2.0)
+    assert str(raised.value) == "dQ/dt (0.25 of its scale) not shown nonzero: below 2.0 x 0.125"
+    assert evidence.violating.error == 1.0
+    with collecting(control=True) as evidence:
+        assert check_nonzero_rate_rejected(0.25, 1.0, 0.125, 2.0) == 0.25
+    assert evidence.violating.error == 1.0
+
+
+@pytest.mark.parametrize("name", RATE_CHECKS)
+def test_the_rate_checks_name_themselves_and_the_input_in_their_errors(name):
+    check = RATE_CHECKS[name]
+    assert refusal(NonFiniteEvidence, lambda: check(float("nan"), 1.0, 0.5)) == (
+        f"{name}: rate has a non-finite entry (nan); NaN and infinities never pass")
+    assert refusal(NonFiniteEvidence, lambda: check(0.25, float("inf"), 0.5)) == (
+        f"{name}: scale has a non-finite entry (inf); NaN and infinities never pass")
+    assert refusal(ValueError, lambda: check(0.25, 1.0, -0.5)) == (
+        f"{name}: the tolerance must be finite and >= 0, not -0.5")
+    assert refusal(ValueError, lambda: check(0.25, -1.0, 0.5)) == (
+        f"{name}: the scale is a sum of magnitudes, never negative")
+
+
+def test_the_nonzero_rate_states_its_least_factor():
+    assert refusal(ValueError, lambda: check_nonzero_rate(0.25, 1.0, 0.125, 0.5)) == (
+        "check_nonzero_rate: the factor is at least 1")
+
+
+# ------------------------------------------------------------------------ check_convergence_order
+
+
+def test_the_order_check_records_its_fit_as_a_relative_drift_order_case():
+    with collecting() as evidence:
+        error = check_convergence_order(HALVING, SQUARES, 2, 0.25, 1.0, 0.5, study="euler")
+    record = evidence.to_builtin()
+    assert list(record["by_kind"]) == ["drift order"]
+    case = record["holding"]
+    details = dict(case["details"])
+    slope, stderr = details.pop("slope"), details.pop("slope_stderr")
+    assert slope == pytest.approx(2.0, abs=1e-12) and stderr == pytest.approx(0.0, abs=1e-12)
+    assert case["error"] == error == 2.0**-12 / 0.5 and case["tolerance"] == 1.0
+    assert details == {
+        "error_scale": "relative", "order": 2, "band": 0.25, "ratio": 0.5, "step_sizes": HALVING, "drifts": SQUARES,
+        "floors": [0.0] * 4, "term_change": 1.0, "fitted_points": 4, "usable": [True] * 4,
+        "evidence": "convergence order", "relative_drift": 2.0**-12, "study": "euler",
+    }
+
+
+def test_an_order_check_between_one_and_two_fails_and_says_why():
+    # slope 1 where 2 is claimed, band 2/3: error 3/2, past the threshold 1 (the bound of the score's range is 2)
+    with collecting() as evidence, pytest.raises(ClaimViolation) as raised:
+        check_convergence_order(HALVING, [h / 2 for h in HALVING], 2, 2 / 3, 1.0, 0.5, study="euler")
+    assert evidence.violating.error == pytest.approx(1.5, abs=1e-12)
+    assert str(raised.value) == (
+        "drift is not truncation error of order 2: slope 1 (band 0.6666666666666666), drift/term change 0.00781 "
+        "(ratio 0.5); {'study': 'euler'}")
+
+
+def test_nothing_moved_is_judged_against_the_finest_steps_floor():
+    # per-step floors that differ at every step: the terms' change 1/2 is within the finest step's floor only
+    floors = [0.0625, 0.125, 0.25, 0.5]
+    with collecting() as evidence:
+        assert check_convergence_order(HALVING, [0.0] * 4, 2, 0.25, 0.5, 0.5, floor=floors) == 0.0
+    record = evidence.to_builtin()
+    assert (record["cases"], record["degenerate"], record["degenerate_why"]) == (0, 1, {NOTHING_MOVED: 1})
+
+
+ORDER_CHECKS = {"check_convergence_order": check_convergence_order,
+                "check_convergence_order_rejected": check_convergence_order_rejected}
+
+
+@pytest.mark.parametrize("name", ORDER_CHECKS)
+def test_the_order_checks_name_themselves_and_the_input_in_their_errors(name):
+    check = ORDER_CHECKS[name]
+    assert refusal(NonFiniteEvidence, lambda: check(HALVING, SQUARES, 2, 0.25, 1.0, 0.5, floor=float("nan"))) == (
+        f"{name}: floor has a non-finite entry (nan); NaN and infinities never pass")
+    assert refusal(NonFiniteEvidence, lambda: check(HALVING, SQUARES, 2, 0.25, float("inf"), 0.5)) == (
+        f"{name}: term change has a non-finite entry (inf); NaN and infinities never pass")
+    assert refusal(ValueError, lambda: check(HALVING, SQUARES, 2, 0.25, 1.0, 0.0)) == (
+        f"{name}: band and ratio must be > 0")
+    assert refusal(ValueError, lambda: check(HALVING, SQUARES, 2, 0.25, 0.0, 0.5)) == (
+        f"{name}: the drift 0.000244 is above its rounding floor while Q's terms did not move (term change 0.0); "
+        "the term change bounds the drift")
+    assert refusal(ValueError, lambda: check(HALVING[:3], SQUARES[:3], 2, 0.25, 1.0, 0.5)) == (
+        f"{name}: at least 4 step sizes, not 3")
