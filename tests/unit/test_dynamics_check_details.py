@@ -14,6 +14,7 @@ from claims.checks import (
     check_conserved_rate_rejected,
     check_convergence_order,
     check_convergence_order_rejected,
+    check_nonzero_limit,
     check_nonzero_limit_rejected,
     check_nonzero_rate,
     check_nonzero_rate_rejected,
@@ -275,3 +276,48 @@ def test_the_order_checks_name_themselves_and_the_input_in_their_errors(name):
         "the term change bounds the drift")
     assert refusal(ValueError, lambda: check(HALVING[:3], SQUARES[:3], 2, 0.25, 1.0, 0.5)) == (
         f"{name}: at least 4 step sizes, not 3")
+
+
+# ------------------------------------------------------------------------ the drift checks: halving steps, Richardson
+
+
+DRIFT_CHECKS = {
+    "check_convergence_order": lambda hs, ds, floor=0.0: check_convergence_order(hs, ds, 2, 0.25, 1.0, 0.5, floor),
+    "check_convergence_order_rejected": lambda hs, ds, floor=0.0: check_convergence_order_rejected(
+        hs, ds, 2, 0.25, 1.0, 0.5, floor),
+    "check_nonzero_limit": lambda hs, ds, floor=0.0: check_nonzero_limit(hs, ds, 2, 2.0, floor),
+    "check_nonzero_limit_rejected": lambda hs, ds, floor=0.0: check_nonzero_limit_rejected(hs, ds, 2, 2.0, floor),
+}
+"""Each check on halving step sizes as a function of (step sizes, drifts, floor)."""
+
+
+@pytest.mark.parametrize("name", DRIFT_CHECKS)
+def test_the_drift_checks_name_themselves_and_the_input_in_their_errors(name):
+    check = DRIFT_CHECKS[name]
+    assert refusal(NonFiniteEvidence, lambda: check([1 / 8, float("inf"), 1 / 32, 1 / 64], SQUARES)) == (
+        f"{name}: step sizes has a non-finite entry (inf); NaN and infinities never pass")
+    assert refusal(NonFiniteEvidence, lambda: check(HALVING, [1 / 64, float("nan"), 1 / 1024, 1 / 4096])) == (
+        f"{name}: drifts has a non-finite entry (nan); NaN and infinities never pass")
+    assert refusal(NonFiniteEvidence, lambda: check(HALVING, SQUARES, floor=float("-inf"))) == (
+        f"{name}: floor has a non-finite entry (-inf); NaN and infinities never pass")
+    assert refusal(ValueError, lambda: check(HALVING[:3], SQUARES[:3])) == f"{name}: at least 4 step sizes, not 3"
+
+
+@pytest.mark.parametrize("name", DRIFT_CHECKS)
+def test_step_sizes_must_halve_to_a_relative_1e_12(name):
+    # the second step is off its halving by a relative 2^-30 (about 9.3e-10): within math.isclose's default
+    # 1e-9, not within the 1e-12 that leaves room only for rounding
+    steps = [1 / 8, (1 / 16) * (1 + 2.0**-30), 1 / 32, 1 / 64]
+    assert refusal(ValueError, lambda: DRIFT_CHECKS[name](steps, SQUARES)) == (
+        f"{name}: step sizes must halve, not {steps}")
+
+
+def test_richardson_extrapolates_from_the_finest_pairs_with_the_weight_two_to_the_order_minus_one():
+    # D(h) = 1/2 + h^3 on five halving steps: R(h) = D(h/2) + (D(h/2) - D(h)) / 7 is exactly 1/2 at every pair,
+    # so the limit is 1/2 and its estimate 0 only if the weight is 2^3 - 1 (not 2 * 3 - 1) and both R come from
+    # the three finest steps
+    steps = [1 / 4] + HALVING
+    with collecting() as evidence:
+        assert check_nonzero_limit(steps, [0.5 + h**3 for h in steps], 3, 2.0) == 0.0
+    details = evidence.holding.details
+    assert (details["limit"], details["limit_error"], details["successive_ratio"]) == (0.5, 0.0, 8.0)
