@@ -128,7 +128,8 @@ RATE_CHECKS = {
     "check_conserved_rate": check_conserved_rate,
     "check_conserved_rate_rejected": check_conserved_rate_rejected,
     "check_nonzero_rate": lambda rate, scale, tolerance: check_nonzero_rate(rate, scale, tolerance, 2.0),
-    "check_nonzero_rate_rejected": lambda rate, scale, tolerance: check_nonzero_rate_rejected(rate, scale, tolerance, 2.0),
+    "check_nonzero_rate_rejected": lambda rate, scale, tolerance: check_nonzero_rate_rejected(
+        rate, scale, tolerance, 2.0),
 }
 """Each rate check as a function of (rate, scale, tolerance); the nonzero-rate ones with the factor 2."""
 
@@ -321,3 +322,42 @@ def test_richardson_extrapolates_from_the_finest_pairs_with_the_weight_two_to_th
         assert check_nonzero_limit(steps, [0.5 + h**3 for h in steps], 3, 2.0) == 0.0
     details = evidence.holding.details
     assert (details["limit"], details["limit_error"], details["successive_ratio"]) == (0.5, 0.0, 8.0)
+
+
+FIVE_STEPS = [1 / 4] + HALVING
+LEVELLED = [1.0, 1.0, 0.75, 0.5, 0.5]
+"""Order 1: R = 2 D(h/2) - D(h) is 1/2 at the finest pair and 1/4 at the one before, so the limit 1/2 has the
+estimate 1/4; the two finest drifts are equal (no successive ratio), the third finest is not."""
+
+
+def test_a_limit_exactly_factor_times_its_estimate_is_shown_nonzero_without_a_successive_ratio():
+    # factor 2 x estimate 1/4 is the limit 1/2 itself: the error is exactly the threshold 1, which holds
+    with collecting() as evidence:
+        assert check_nonzero_limit(FIVE_STEPS, LEVELLED, 1, 2.0, claim="perturbed") == 1.0
+    record = evidence.to_builtin()
+    assert list(record["by_kind"]) == ["drift limit"]
+    assert record["holding"] == {"error": 1.0, "tolerance": 1.0, "details": {
+        "error_scale": "relative", "order": 1, "factor": 2.0, "step_sizes": FIVE_STEPS, "drifts": LEVELLED,
+        "limit": 0.5, "limit_error": 0.25, "floor": 0.0, "evidence": "nonzero limit", "claim": "perturbed",
+    }}
+
+
+def test_a_limit_off_its_reference_fails_and_records_and_names_the_reference():
+    # |1/2 - 3/2| against the estimate 1/4 plus the reference's own 1/4: 2 (1) / (1 + 1/2) = 4/3 > 1
+    with collecting() as evidence, pytest.raises(ClaimViolation) as raised:
+        check_nonzero_limit(FIVE_STEPS, LEVELLED, 1, 2.0, reference=1.5, reference_error=0.25, claim="perturbed")
+    assert str(raised.value) == (
+        "drift limit 0.5 not shown nonzero (error estimate 0.25, factor 2.0, reference 1.5); {'claim': 'perturbed'}")
+    case = evidence.to_builtin()["counterexample"]
+    assert case["error"] == 2 / 1.5 and case["tolerance"] == 1.0
+    assert {key: case["details"][key] for key in ("reference", "reference_error", "reference_disagreement")} == {
+        "reference": 1.5, "reference_error": 0.25, "reference_disagreement": 2 / 1.5}
+
+
+def test_the_limit_check_names_a_non_finite_reference():
+    assert refusal(NonFiniteEvidence, lambda: check_nonzero_limit(
+        FIVE_STEPS, LEVELLED, 1, 2.0, reference=float("nan"))) == (
+        "check_nonzero_limit: reference has a non-finite entry (nan); NaN and infinities never pass")
+    assert refusal(NonFiniteEvidence, lambda: check_nonzero_limit(
+        FIVE_STEPS, LEVELLED, 1, 2.0, reference=0.5, reference_error=float("inf"))) == (
+        "check_nonzero_limit: reference has a non-finite entry (inf); NaN and infinities never pass")
