@@ -14,7 +14,8 @@ against 18.8-23.4 for SGD at B = 32 (GP22.S32's pilot): the design has room both
 with weight decay lowers the rank at least as much as SGD.
 
 Cost: a GD step costs m / B = 39 times an SGD step at B = 32 (3.4 CPU-s per GD run), so the design runs
-under ``nightly`` only (12 seeds per level x 3 = 36, detecting rho >= 0.29); under ``ci`` the tests are
+under ``nightly`` only (14 seeds per level x 3 = 42, detecting rho >= 0.29; 36 detected 0.305 in a nightly
+report, just short of the rule's 0.3); under ``ci`` the tests are
 skipped and the claim reads not-run.
 """
 
@@ -35,7 +36,7 @@ NIGHTLY_ONLY = pytest.mark.skipif(
 FULL_BATCH = 1257
 STEPS = 1560
 DESIGN = Design("full batch against mini-batches (fixed steps)", "MLP-4-32", "batch_size", (32.0, float(FULL_BATCH)),
-                Base(batch_size=32, learning_rate=0.1, weight_decay=5e-3, momentum=0.9), seeds=12, length=STEPS,
+                Base(batch_size=32, learning_rate=0.1, weight_decay=5e-3, momentum=0.9), seeds=14, length=STEPS,
                 budget="steps", first_seed=90_000)
 if active_profile() == "nightly":
     register(DESIGN)
