@@ -32,18 +32,16 @@ AREAS = {
         "claims.checks._laws",
         "claims.checks._limits",
         "claims.checks._trends",
-        "claims.evidence._record",
-        "claims.evidence._kinds",
     ),
+    "evidence records and tallies": ("claims.evidence._record", "claims.evidence._kinds"),
     "dynamics checks and protocol": ("claims.checks._dynamics", "claims.checks._protocol"),
     "trend statistics": ("claims.evidence._trend",),
-    "verdict rules, comparison, history": (
-        "claims.report._model",
-        "claims.report._compare",
-        "claims.report._history",
-    ),
+    "verdict rules": ("claims.report._model",),
+    "comparison and history": ("claims.report._compare", "claims.report._history"),
     "gradient-flow integrator and invariance evidence": ("claims.models._flow", "claims.lj22._invariants"),
 }
+"""The judging code by area, each at most ~1,700 mutants: the weekly workflow runs one job per area (a job may take
+at most 6 hours, and the whole run is longer; README, "Mutation testing")."""
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 SURVIVING = {"survived", "no tests", "suspicious"}
 

@@ -89,7 +89,7 @@ def test_every_judging_module_is_in_an_area_and_its_globs_name_it():
     modules = {m for area in mutation_score.AREAS.values() for m in area}
     assert modules == {path.removesuffix(".py").replace("/", ".") for path in JUDGING}
     assert mutation_score.area_of("claims.checks._laws.x__record__mutmut_11") == "check core"
-    assert mutation_score.area_of("claims.evidence._kinds.xǁKindTallyǁadd__mutmut_3") == "check core"
+    assert mutation_score.area_of("claims.evidence._kinds.xǁKindTallyǁadd__mutmut_3") == "evidence records and tallies"
 
 
 def test_every_listed_equivalent_mutant_has_a_reason():
