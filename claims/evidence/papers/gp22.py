@@ -152,7 +152,7 @@ CLAIMS: tuple[Claim, ...] = (
             "Each printed sentence as printed, on MLP-4-32 (digits, B = 128, eta = 0.1, no momentum, CE and squared "
             "loss): 'lower-bounded by a positive constant' as the last decade's log-log slope of d >= -log10 2 for "
             "every lambda > 0 run, a run that went to W = 0 tested as the zero function; 'orders of magnitude' as "
-            "d_lambda / d_0 >= 100 (Theil-Sen interval). Decided at the memo's 2000 epochs under nightly; ci's 200 "
+            "d_lambda / d_0 >= 100 (Theil-Sen interval). Decided at the memo's 2000 epochs under nightly; ci's 100 "
             "epochs record the trajectory and are inconclusive."
         ),
     ),
