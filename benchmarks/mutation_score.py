@@ -2,7 +2,7 @@
 
     pip install -c constraints.txt -e ".[mutation]"
     nice -n 10 mutmut run --max-children 2                 # every mutant of [tool.mutmut] only_mutate
-    nice -n 10 mutmut run $(python benchmarks/mutation_score.py --globs --areas "trend statistics")  # one area
+    nice -n 10 mutmut run $(python benchmarks/mutation_score.py --globs --areas "trend statistics")
     python benchmarks/mutation_score.py --threshold 0.9     # the table; exit 1 below the threshold
 
 ``[tool.mutmut]`` in pyproject.toml names the modules mutated and runs each mutant against the unit tests
@@ -40,8 +40,8 @@ AREAS = {
     "comparison and history": ("claims.report._compare", "claims.report._history"),
     "gradient-flow integrator and invariance evidence": ("claims.models._flow", "claims.lj22._invariants"),
 }
-"""The judging code by area, each at most ~1,700 mutants: the weekly workflow runs one job per area (a job may take
-at most 6 hours, and the whole run is longer; README, "Mutation testing")."""
+"""The judging code by area, each at most ~1,700 mutants: the weekly workflow runs one job per area (a job may
+take at most 6 hours, and the whole run is longer; README, "Mutation testing")."""
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 SURVIVING = {"survived", "no tests", "suspicious"}
 

@@ -19,9 +19,9 @@ steps x (per-step + runs x per-run-step). Measured on one thread (issue 23, a sh
 of 1560 steps), which is why GP22.FB runs under nightly only.
 
 ``--stack-sizes`` times the per run-step cost against the number of runs stacked (``--runs``). Measured (one
-thread, a shared 2-core machine, session 6 of issue 23): 0.088 ms at 40 runs, 0.092 at 80, 0.097 at 180 and
-0.110 at 360, so a program of more than ``claims.gp22._experiments.ARM_RUNS`` = 100 runs is cut into arms. On the
-GP22 rank designs of ``tests/claims/gp22/test_gp22_trends.py`` (ci's seeds) the cut took that module from 69.1 s
+thread, a shared 2-core machine, issue 23): 0.088 ms at 40 runs, 0.092 at 80, 0.097 at 180 and 0.110 at 360,
+so a program of more than ``claims.gp22._experiments.ARM_RUNS`` = 100 runs is cut into arms. On the GP22
+rank designs of ``tests/claims/gp22/test_gp22_trends.py`` (ci's seeds) the cut took that module from 69.1 s
 to 52.6 s wall on 2 workers (80.8 to 75.9 CPU-s), measured back to back on a quiet machine.
 """
 
@@ -113,13 +113,15 @@ def stack_sizes(args: argparse.Namespace) -> None:
     per_run_step: dict[int, list[float]] = {count: [] for count in sizes}
     for round_ in range(args.rounds):
         for count in sizes[round_ % len(sizes):] + sizes[: round_ % len(sizes)]:
-            runs = [RunConfig(seed=r, learning_rate=0.1, weight_decay=5e-3, momentum=0.9) for r in range(count)]
+            runs = [RunConfig(seed=r, learning_rate=0.1, weight_decay=5e-3, momentum=0.9)
+                    for r in range(count)]
             start = time.process_time()
             train(architecture, data, runs, 32, steps=steps, record_every=steps, engine=DEFAULT_ENGINE)
             per_run_step[count].append((time.process_time() - start) / (steps * count) * 1e3)
     for count in sizes:
+        median = statistics.median(per_run_step[count])
         print(f"{torch.get_num_threads()} thread(s), {SIZING_ARCHITECTURE} B=32, {count:4d} runs stacked: "
-              f"median {statistics.median(per_run_step[count]):.4f} CPU ms per run-step over {args.rounds} rounds")
+              f"median {median:.4f} CPU ms per run-step over {args.rounds} rounds")
 
 
 def main() -> None:
@@ -130,7 +132,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 0], help="0: torch's default")
     parser.add_argument("--sizing", action="store_true")
-    parser.add_argument("--stack-sizes", action="store_true", help="per run-step cost against the stack's size (--runs)")
+    parser.add_argument(
+        "--stack-sizes", action="store_true", help="per run-step cost against the stack's size (--runs)"
+    )
     args = parser.parse_args()
     if args.sizing:
         sizing(args)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # the reason a check's case is degenerate, as the report counts it
 BOTH_SIDES_ZERO = "both sides are identically zero"
 
+
 def _floats(value: Any) -> list[float]:
     """The entries of a tensor, array, sequence or scalar as floats."""
     if hasattr(value, "detach"):
@@ -108,9 +109,8 @@ def check_exact(observed: Sequence[Fraction], expected: Sequence[Fraction], **de
     error = max((abs(a - b) for a, b in pairs), default=Fraction(0))
     degenerate = all(a == 0 and b == 0 for a, b in pairs)
     record_case(
-        float(error), 0.0, violates=error != 0, degenerate=degenerate and BOTH_SIDES_ZERO, check_kind="identity",
-        exact_error=error,
-        error_scale="absolute", **details
+        float(error), 0.0, violates=error != 0, degenerate=degenerate and BOTH_SIDES_ZERO,
+        check_kind="identity", exact_error=error, error_scale="absolute", **details
     )
     if error != 0:
         raise ClaimViolation(f"exact error {error} != 0; {details}")

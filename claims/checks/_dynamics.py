@@ -13,6 +13,7 @@ from claims.evidence._record import ClaimViolation, record_case
 NO_RATE = "every rate and every summand of the scale is zero"
 NOTHING_MOVED = "the drift and the terms' change are both within the rounding floor (nothing moved)"
 
+
 def _rate_error(rate: Any, scale: Any, check: str) -> tuple[float, float, bool, dict[str, float]]:
     """(max |rate| / scale over the entries of positive scale, max |rate| over the entries of zero scale,
     degenerate, the worst entry's numbers). An entry of zero scale has no relative error: its summands all
@@ -69,8 +70,9 @@ def check_conserved_rate(rate: Any, scale: Any, tolerance: float, **details: Any
     error, unscaled, degenerate, numbers = _rate_error(rate, scale, "check_conserved_rate")
     recorded, bound, kind = _rate_case(error, unscaled, tolerance)
     holds = recorded <= bound
-    record_case(recorded, bound, violates=not holds, degenerate=degenerate and holds and NO_RATE, check_kind="conserved rate",
-                error_scale=kind, evidence="instantaneous rate", **numbers, **details)
+    record_case(recorded, bound, violates=not holds, degenerate=degenerate and holds and NO_RATE,
+                check_kind="conserved rate", error_scale=kind, evidence="instantaneous rate", **numbers,
+                **details)
     if not holds:
         raise ClaimViolation(f"dQ/dt is {error:.3g} of its scale, above the rounding bound {tolerance:.3g}"
                              + (f" (and {unscaled:.3g} where its scale is 0)" if unscaled else "") + f"; {details}")
@@ -224,9 +226,8 @@ def check_convergence_order(
         step_sizes, drifts, order, band, term_change, ratio, floor, fit_points, usable, "check_convergence_order"
     )
     holds = error <= 1.0
-    record_case(error, 1.0, violates=not holds, degenerate=degenerate and NOTHING_MOVED, check_kind="drift order",
-                error_scale="relative",
-                **numbers, **details)
+    record_case(error, 1.0, violates=not holds, degenerate=degenerate and NOTHING_MOVED,
+                check_kind="drift order", error_scale="relative", **numbers, **details)
     if not holds:
         raise ClaimViolation(
             f"drift is not truncation error of order {order}: slope {numbers.get('slope', float('nan')):.3g} "

@@ -172,7 +172,8 @@ class TestEvidence:
     _erratum_sizes: dict[str, float | None] = field(default_factory=dict, repr=False)
 
     def _enter_case(
-        self, degenerate: bool, uninformative: str | None, units: int, violates: bool, degenerate_why: str | None = None,
+        self, degenerate: bool, uninformative: str | None, units: int, violates: bool,
+        degenerate_why: str | None = None,
     ) -> None:
         """Count checks into cases: every check inside one Hypothesis example is one case, which is
         degenerate when all its checks are (counted under their reasons, ``degenerate_why``),
@@ -225,7 +226,8 @@ class TestEvidence:
 
     def add_case(
         self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False,
-        degenerate: bool | str = False, uninformative: str | None = None, units: int = 1, check_kind: str | None = None,
+        degenerate: bool | str = False, uninformative: str | None = None, units: int = 1,
+        check_kind: str | None = None,
     ) -> None:
         """One check's case. ``degenerate``: why the case has nothing to test (a reason, or True: no
         reason given), counted apart under that reason; ``uninformative``: why the check could not
@@ -478,8 +480,8 @@ def record_case(
     ``check_kind``, the kind of check the case is tallied under (``claims.evidence._kinds.KINDS``; the
     checks name theirs, a direct call may leave it out). Error and tolerance are finite numbers: a
     check whose ratio has no finite value writes its score so that it has one (never a stand-in)."""
-    current("record_case").add_case(float(error), float(tolerance), details, violates,
-                                    degenerate if isinstance(degenerate, str) else bool(degenerate), uninformative,
+    degenerate = degenerate if isinstance(degenerate, str) else bool(degenerate)
+    current("record_case").add_case(float(error), float(tolerance), details, violates, degenerate, uninformative,
                                     int(units), check_kind)
 
 

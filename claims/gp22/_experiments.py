@@ -208,10 +208,11 @@ def _config(seed: int, base: Base) -> Any:
 
 
 ARM_RUNS = 100
-"""The most runs one stacked training holds: a program with more runs is cut into equal arms of at most this many
-(its runs in seed order, so each design's runs fall in few arms). Per run-step a stacked step costs more as the
-stack grows (MLP-4-32, B = 32, one thread: 0.088 ms at 40 runs, 0.092 at 80, 0.097 at 180, 0.110 at 360; the
-epoch's batches and the update outgrow the cache), and separate arms can be trained by two xdist workers at once."""
+"""The most runs one stacked training holds: a program with more runs is cut into equal arms of at most
+this many (its runs in seed order, so each design's runs fall in few arms). Per run-step a stacked step
+costs more as the stack grows (MLP-4-32, B = 32, one thread: 0.088 ms at 40 runs, 0.092 at 80, 0.097 at
+180, 0.110 at 360; the epoch's batches and the update outgrow the cache; ``benchmarks/sgd_runs.py
+--stack-sizes``), and separate arms can be trained by two xdist workers at once."""
 
 
 def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tuple[float, int, int]]]]:
@@ -241,7 +242,8 @@ def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tu
             position = order[unsorted[index]]
             by_arm.setdefault(position // size, []).append((level, seed, position % size))
         for part, labels in sorted(by_arm.items()):
-            arm = Arm(architecture, batch_size, loss, budget, length, record_every, configs[part * size : (part + 1) * size])
+            part_configs = configs[part * size : (part + 1) * size]
+            arm = Arm(architecture, batch_size, loss, budget, length, record_every, part_configs)
             arms.append((arm, labels))
     return arms
 

@@ -458,8 +458,8 @@ def claim_entry(
             why.append(f"{len(unfinished)} of {len(checks)} selected evidence tests did not finish.")
         empty = [t for t in finished if t.cases == 0]
         if empty:
-            why.append(", ".join(t.nodeid + (f" ({t.degenerate_text()})" if t.degenerate_text() else "") for t in empty)
-                       + " passed without a non-degenerate case.")
+            named = [t.nodeid + (f" ({t.degenerate_text()})" if t.degenerate_text() else "") for t in empty]
+            why.append(f"{', '.join(named)} passed without a non-degenerate case.")
         vacuous = [t for t in finished if t.cases and t.informative == 0]
         if vacuous:
             why.append("The evidence could not have failed: " + "; ".join(
