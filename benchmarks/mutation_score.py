@@ -96,7 +96,8 @@ def main() -> None:
         print(" ".join(f"{module}.*" for area in args.areas for module in AREAS[area]))
         return
     statuses, listed = results(), equivalents()
-    stale = sorted(name for name in listed if statuses.get(name) not in SURVIVING)
+    # a listed mutant not checked yet is neither stale nor counted; one killed, or no longer generated, is stale
+    stale = sorted(name for name in listed if name not in statuses or statuses[name] in KILLED)
     counts: dict[str, Counter] = {area: Counter() for area in args.areas}
     survivors = []
     for name, status in sorted(statuses.items()):

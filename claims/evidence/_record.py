@@ -139,6 +139,7 @@ class TestEvidence:
     uninformative: int = 0
     uninformative_why: dict[str, int] = field(default_factory=dict)
     degenerate_why: dict[str, int] = field(default_factory=dict)
+    degenerate_examples: dict[str, dict[str, Any]] = field(default_factory=dict)
     unit: str | None = None
     holding: Case | None = None
     violating: Case | None = None
@@ -167,13 +168,14 @@ class TestEvidence:
     _example_violates_informatively: bool = field(default=False, repr=False)
     _example_why: list[str] = field(default_factory=list, repr=False)
     _example_degenerate_why: list[str] = field(default_factory=list, repr=False)
+    _example_degenerate_details: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _example_units: int = field(default=1, repr=False)
     _informative_sides: set[str] = field(default_factory=set, repr=False)
     _erratum_sizes: dict[str, float | None] = field(default_factory=dict, repr=False)
 
     def _enter_case(
         self, degenerate: bool, uninformative: str | None, units: int, violates: bool,
-        degenerate_why: str | None = None,
+        degenerate_why: str | None = None, details: dict[str, Any] | None = None,
     ) -> None:
         """Count checks into cases: every check inside one Hypothesis example is one case, which is
         degenerate when all its checks are (counted under their reasons, ``degenerate_why``),
@@ -187,7 +189,7 @@ class TestEvidence:
             self._example = example
             self._example_degenerate = degenerate
             self._example_informative, self._example_why, self._example_units = informative, [], units
-            self._example_degenerate_why = []
+            self._example_degenerate_why, self._example_degenerate_details = [], {}
             self._example_holds_informatively = informative and not violates
             self._example_violates_informatively = informative and violates
         else:
@@ -199,7 +201,9 @@ class TestEvidence:
         if uninformative is not None and not degenerate:
             self._example_why.append(uninformative)
         if degenerate:
-            self._example_degenerate_why.append(degenerate_why or "no reason given")
+            reason = degenerate_why or "no reason given"
+            self._example_degenerate_why.append(reason)
+            self._example_degenerate_details.setdefault(reason, plain(details or {}))
         if example is None:
             self._close_case()
 
@@ -210,6 +214,7 @@ class TestEvidence:
             self.degenerate += self._example_units
             for reason in dict.fromkeys(self._example_degenerate_why):
                 self.degenerate_why[reason] = self.degenerate_why.get(reason, 0) + self._example_units
+                self.degenerate_examples.setdefault(reason, self._example_degenerate_details[reason])
         else:
             self.cases += self._example_units
             if self._example_informative:
@@ -222,7 +227,7 @@ class TestEvidence:
                     self.uninformative_why[reason] = self.uninformative_why.get(reason, 0) + self._example_units
         self._example_degenerate = None
         self._example = None
-        self._example_why, self._example_degenerate_why = [], []
+        self._example_why, self._example_degenerate_why, self._example_degenerate_details = [], [], {}
 
     def add_case(
         self, error: float, tolerance: float, details: dict[str, Any], violates: bool = False,
@@ -241,7 +246,7 @@ class TestEvidence:
         if not (math.isfinite(error) and math.isfinite(tolerance)):
             raise ValueError(f"a case's error and tolerance are finite numbers, not {error!r} and {tolerance!r}")
         self._enter_case(bool(degenerate), uninformative, units, violates,
-                         degenerate if isinstance(degenerate, str) else None)
+                         degenerate if isinstance(degenerate, str) else None, details)
         if degenerate:
             return
         informative = uninformative is None
@@ -298,6 +303,7 @@ class TestEvidence:
                 "cases": self.cases,
                 "degenerate": self.degenerate,
                 "degenerate_why": self.degenerate_why,
+                "degenerate_examples": self.degenerate_examples,
                 "checks": self.checks,
                 "informative": self.informative,
                 "informative_holding": self.informative_holding,
@@ -500,10 +506,10 @@ def count_cases_as(unit: str, unless_named: bool = False) -> None:
 def record_degenerate(reason: str, **details: Any) -> None:
     """Count a drawn case as degenerate (e.g. a gradient that is identically zero, so a rank test
     has nothing to test): it appears in the report's degenerate count under ``reason``, never as
-    evidence."""
+    evidence; the first such case's ``details`` are kept per reason (``degenerate_examples``)."""
     if not (isinstance(reason, str) and reason.strip()):
         raise ValueError(f"record_degenerate: the reason is a non-empty string, not {reason!r}")
-    current("record_degenerate").add_case(0.0, 0.0, {"degenerate": reason, **details}, degenerate=reason)
+    current("record_degenerate").add_case(0.0, 0.0, details, degenerate=reason)
 
 
 def record_series(name: str, **columns: Any) -> None:

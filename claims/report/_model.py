@@ -266,6 +266,7 @@ class TestRecord:
             "unit": self.unit,
             "degenerate": e.get("degenerate", 0),
             "degenerate_why": e.get("degenerate_why", {}),
+            "degenerate_examples": e.get("degenerate_examples", {}),
             "checks": e.get("checks", 0),
             "min_slack": e.get("min_slack"),
             "max_error": e.get("max_error"),

@@ -105,7 +105,27 @@ def test_record_degenerate_counts_one_degenerate_case():
         "informative_violating": 0, "uninformative": 0, "uninformative_why": {},
     }
     assert evidence.degenerate_why == {"a zero gradient": 2}
+    assert evidence.degenerate_examples == {"a zero gradient": {}}
     assert evidence.holding is None and evidence.violating is None
+
+
+def test_the_first_degenerate_case_of_each_reason_keeps_its_details():
+    with collecting() as evidence:
+        record_degenerate("no plateau", run=3, depth=4)
+        record_degenerate("no plateau", run=5, depth=4)
+        record_degenerate("zero gradient", seed=7)
+    built = evidence.to_builtin()
+    assert built["degenerate_examples"] == {"no plateau": {"run": 3, "depth": 4}, "zero gradient": {"seed": 7}}
+    assert built["degenerate_why"] == {"no plateau": 2, "zero gradient": 1}
+    # a degenerate case's numbers are not evidence: no shown case, no kind tallied
+    assert built["holding"] is None and built["counterexample"] is None and built["by_kind"] == {}
+
+
+def test_a_degenerate_check_in_a_real_case_keeps_no_example():
+    with collecting() as evidence, one_case():
+        record_case(0.0, 0.0, degenerate="zero", seed=1)
+        record_case(0.5, 1.0)
+    assert evidence.to_builtin()["degenerate_examples"] == {}
 
 
 def test_degenerate_cases_are_counted_under_their_reasons():
@@ -130,7 +150,8 @@ def test_a_closed_case_leaves_only_its_counts():
     evidence = Evidence()
     evidence.add_case(0.0, 0.0, {}, degenerate=True)
     # KindTally compares by identity: the degenerate case tallied nothing into it
-    assert evidence == Evidence(degenerate=1, checks=1, degenerate_why={"no reason given": 1}, by_kind=evidence.by_kind)
+    assert evidence == Evidence(degenerate=1, checks=1, degenerate_why={"no reason given": 1},
+                                degenerate_examples={"no reason given": {}}, by_kind=evidence.by_kind)
 
 
 # --- the checks of one case ---------------------------------------------------------------------------
@@ -317,7 +338,7 @@ def test_kept_series_keeps_an_evenly_spaced_sample_first_and_last_included(limit
 
 def test_to_builtin_writes_exactly_the_fields_the_report_reads():
     assert list(Evidence().to_builtin()) == [
-        "cases", "degenerate", "degenerate_why", "checks", "informative", "informative_holding",
+        "cases", "degenerate", "degenerate_why", "degenerate_examples", "checks", "informative", "informative_holding",
         "informative_violating", "uninformative", "uninformative_why", "unit", "min_slack", "max_error", "tolerance", "details", "by_kind",
         "holding", "counterexample", "notes", "verdict", "correction", "violation", "failed_finding",
         "falsifying_example", "findings", "series", "series_dropped", "trends", "figures", "errata",
