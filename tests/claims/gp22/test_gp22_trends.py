@@ -62,8 +62,9 @@ family piloted ended within 1-2 singular values of full rank (MLP-BN-4-32 27.0-2
 SEEDS = 21
 """Seeds per level under ``ci`` (3x under ``nightly``), chosen so that ``ci`` detects the rule's minimum effect:
 with 4 levels x 21 seeds the permutation test detects rho >= 0.28 with power 0.8 at alpha 0.05 (20 seeds: 0.306;
-``nightly``'s 3x, 252 runs: 0.17); the two-level contrasts train 2 x 42 (0.29). The previous 10 seeds detected only 0.40, so an effect between the rule's 0.3 and 0.4 would have
-been read as inconclusive. The pilot's effects (|rho| 0.7-0.9) are far above either."""
+``nightly``'s 3x, 252 runs: 0.17); the two-level contrasts train 2 x 42 (0.29). The previous 10 seeds detected
+only 0.40, so an effect between the rule's 0.3 and 0.4 would have been read as inconclusive. The pilot's effects
+(|rho| 0.7-0.9) are far above either."""
 
 
 def designs(architecture: str) -> dict[str, Design]:
