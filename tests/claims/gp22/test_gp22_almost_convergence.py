@@ -17,8 +17,9 @@ on a log scale (no ceiling or floor). Negative control: the same checks with the
 Pilot (4 seeds per width, seeds 100-103): at 200 epochs max |l'| 0.08-0.83 (H = 16), 0.03-0.64 (32), 0.03-0.06
 (64), 0.03-0.04 (128), d 2.1e-3-3.9e-3, 1.6e-3-2.3e-3, 1.3e-3-1.4e-3, 1.1e-3-1.4e-3; at 600 epochs max |l'|
 0.006-0.68, 0.006-0.07, 0.006-0.012 (H = 16, 32, 64), d 3.4e-4-6.3e-4, 3.4e-4-4.1e-4, 3.1e-4-3.5e-4: the
-decrease with width flattens as training goes on. Cost: ~90 CPU-s at 12 seeds per width (~160 at 21) for 400 epochs (the
-width-128 runs are two thirds of it), so the design runs under ``nightly`` only; under ``ci`` the claim is not-run.
+decrease with width flattens as training goes on. Cost: ~90 CPU-s at 12 seeds per width (~160 at 21) for 400
+epochs (the width-128 runs are two thirds of it), so the design runs under ``nightly`` only; under ``ci`` the
+claim is not-run.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ NIGHTLY_ONLY = pytest.mark.skipif(
 WIDTHS = (16, 32, 64, 128)
 EPOCHS = 400
 SEEDS = 7
-"""Per width; ``nightly`` trains 3x (21): 4 widths x 21 seeds detect rho >= 0.28, below the rule's 0.3 (12 seeds
-per width detected only 0.37, measured in a nightly report)."""
+"""Per width; ``nightly`` trains 3x (21): 4 widths x 21 seeds detect rho >= 0.28, below the rule's 0.3
+(12 seeds per width detected only 0.37, measured in a nightly report)."""
 TRAINED = 0.99
 RULE = TrendRule("decreasing")
 
