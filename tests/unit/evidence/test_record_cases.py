@@ -157,11 +157,16 @@ def test_a_closed_case_leaves_only_its_counts():
 # --- the checks of one case ---------------------------------------------------------------------------
 
 
-def one_block(*checks: dict) -> dict:
+def recorded_block(*checks: dict) -> Evidence:
+    """The evidence of ``checks`` recorded as one case."""
     with collecting() as evidence, one_case():
         for check in checks:
             record_case(**check)
-    return counters(evidence)
+    return evidence
+
+
+def one_block(*checks: dict) -> dict:
+    return counters(recorded_block(*checks))
 
 
 HOLDS = {"error": 0.5, "tolerance": 1.0}
@@ -174,10 +179,7 @@ def uninformative(why: str = "tied", **extra) -> dict:
 
 
 def reasons_of_one_block(*checks: dict) -> dict:
-    with collecting() as evidence, one_case():
-        for check in checks:
-            record_case(**check)
-    return evidence.to_builtin()["degenerate_why"]
+    return recorded_block(*checks).to_builtin()["degenerate_why"]
 
 
 def test_a_degenerate_examples_reasons_are_counted_once_each_and_only_if_it_is_degenerate():
