@@ -14,15 +14,19 @@ engines' final parameters are compared, so all three are known to compute the sa
 ``--sizing`` instead times, for sizing GP22's designs (tests/claims/gp22), one stacked training of the
 rank designs' network MLP-4-32 (momentum 0.9, eta 0.1, lambda 5e-3) at B = 16, 32, 128 and m = 1257 for 156
 steps with 8 and 64 runs, and prints the CPU milliseconds per step and per run-step: a design's cost is about
-steps x (per-step + runs x per-run-step). Measured on one thread (issue 23, a shared 2-core machine): at B = 32
-~0.5 ms per step plus ~0.08 ms per run-step; a full-batch (B = m) run-step ~39 times that (3.4 CPU-s per GD run
-of 1560 steps), which is why GP22.FB runs under nightly only.
+steps x (per-step + runs x per-run-step), the start and end evaluations included. Measured on one thread
+(a quiet 2-core machine, issue 23): at B = 32 ~0.3 ms per step plus ~0.10 ms per run-step, at B = 128 0.26 ms
+per run-step; a full-batch (B = m) run-step 3.4 ms (~5 CPU-s per GD run of 1560 steps), which is why GP22.FB
+runs under nightly only.
 
 ``--stack-sizes`` times the per run-step cost against the number of runs stacked (``--runs``). Measured (one
-thread, a shared 2-core machine, issue 23): 0.088 ms at 40 runs, 0.092 at 80, 0.097 at 180 and 0.110 at 360,
-so a program of more than ``claims.gp22._experiments.ARM_RUNS`` = 100 runs is cut into arms. On the GP22
-rank designs of ``tests/claims/gp22/test_gp22_trends.py`` (ci's seeds) the cut took that module from 69.1 s
-to 52.6 s wall on 2 workers (80.8 to 75.9 CPU-s), measured back to back on a quiet machine.
+thread, a quiet 2-core machine, issue 23): 0.063 ms at 40 runs, 0.059 at 100 and 180, 0.060 at 360. The
+previous layout (every run's parameters one row of a flat (R, P) tensor, the SGD update on it after
+concatenating the gradients; the whole epoch's batches gathered at once; ``log_softmax``) measured back to
+back 0.076, 0.079, 0.078 and 0.086, and at ``--sizing`` 0.113 ms (B = 32), 0.391 (B = 128) and 4.23 (B = m)
+per run-step; with it the ci suite took 175.8 s, and 166.4 s with the current layout and GP22.LR's seeds
+raised from 4 to 21 per batch size. ``claims.gp22._experiments.ARM_RUNS`` = 100 runs per arm lets two xdist
+workers train a large program's arms at once.
 """
 
 from __future__ import annotations

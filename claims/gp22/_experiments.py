@@ -209,10 +209,11 @@ def _config(seed: int, base: Base) -> Any:
 
 ARM_RUNS = 100
 """The most runs one stacked training holds: a program with more runs is cut into equal arms of at most
-this many (its runs in seed order, so each design's runs fall in few arms). Per run-step a stacked step
-costs more as the stack grows (MLP-4-32, B = 32, one thread: 0.088 ms at 40 runs, 0.092 at 80, 0.097 at
-180, 0.110 at 360; the epoch's batches and the update outgrow the cache; ``benchmarks/sgd_runs.py
---stack-sizes``), and separate arms can be trained by two xdist workers at once."""
+this many (its runs in seed order, so each design's runs fall in few arms), so that separate arms can be
+trained by two xdist workers at once. Per run-step a stacked step costs about the same from ~100 runs on
+(MLP-4-32, B = 32, one thread, ``benchmarks/sgd_runs.py --stack-sizes``: 0.063 ms at 40 runs, 0.059 at 100
+and 180, 0.060 at 360; the flat (R, P) parameter layout before it cost 0.076 / 0.079 / 0.078 / 0.086, measured
+back to back), so a larger stack would only serialize the training."""
 
 
 def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tuple[float, int, int]]]]:

@@ -43,10 +43,10 @@ Engine = Literal["stacked", "vmap", "loop"]
 
 ENGINES: tuple[Engine, ...] = ("stacked", "vmap", "loop")
 DEFAULT_ENGINE: Engine = "stacked"
-"""Measured with benchmarks/sgd_runs.py (MLP-BN-4-32 on digits, B = 32, 3 epochs, medians of 3):
-stacked 0.96 s, vmap 1.44 s, loop 4.74 s for 18 runs on one thread (2.56 / 2.79 / 14.2 s for 48);
-on two threads 0.76 / 1.09 / 5.68 s (1.48 / 1.70 / 12.3 s). The stacked engine is the fastest
-everywhere; vmap also pays ~2 s of one-time functorch set-up per process."""
+"""Measured with benchmarks/sgd_runs.py (MLP-BN-4-32 on digits, B = 32, 3 epochs, metrics every epoch, medians
+of 3, a quiet 2-core machine): stacked 0.38 s, vmap 0.53 s, loop 1.88 s for 18 runs on one thread (0.94 / 1.09
+/ 4.99 s for 48); on two threads 0.30 / 0.42 / 1.90 s (0.64 / 0.72 / 5.00 s). The stacked engine is the
+fastest everywhere; vmap also pays ~2 s of one-time functorch set-up per process."""
 
 DTYPE = torch.float64
 
