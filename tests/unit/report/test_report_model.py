@@ -9,18 +9,21 @@ import hashlib
 
 from claims.evidence._record import VERDICTS
 from claims.evidence._registry import CLAIMS
-from claims.report._citation import content_digest
+from claims.report._citation import DIGEST_OF, content_digest
 from claims.report._model import (
     FIGURES,
     SCHEMA,
     TestRecord,
     alternate_path,
     build_report,
+    claim_entry,
     figure_path,
     figure_paths,
+    ordered_notes,
     record_order,
     report_digest,
 )
+from claims.report._suite import ClaimSuite
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -163,6 +166,21 @@ def test_a_tests_json_entry():
         {}, [], [], {}, {})
 
 
+def test_a_tests_json_entry_carries_its_violation_and_the_reasons_its_cases_were_set_apart():
+    """The fields the report shows for a failed test (its violation and Hypothesis' falsifying example) and for
+    cases counted apart (the reasons an informative check could not fail, a degenerate case's example)."""
+    record = TestRecord("t.py::a", ["GP22.F1"], False)
+    record.update("call", "failed", {"cases": 3, "informative": 1, "degenerate": 1, "violation": "lhs 0.75 > rhs 0.5",
+                                     "falsifying_example": "test(x=0.5)", "uninformative_why": {"tied": 1},
+                                     "degenerate_why": {"zero gradient": 1},
+                                     "degenerate_examples": {"zero gradient": {"seed": 7}}}, 0.0)
+    entry = record.to_json()
+    assert (entry["outcome"], entry["violation"], entry["falsifying_example"]) == (
+        "failed", "lhs 0.75 > rhs 0.5", "test(x=0.5)")
+    assert entry["uninformative_why"] == {"tied": 1} and entry["degenerate_why"] == {"zero gradient": 1}
+    assert entry["degenerate_examples"] == {"zero gradient": {"seed": 7}}
+
+
 def test_a_tests_kinds_come_from_its_tally_or_its_two_cases():
     case = {"error": 0.25, "tolerance": 0.5, "details": {}}
     assert TestRecord("t.py::a", ["GP22.F1"], False, evidence={"by_kind": None}).by_kind == {}
@@ -176,6 +194,12 @@ def test_tests_are_ordered_by_file_then_line_then_nodeid():
                TestRecord("a.py::t0", [], False, line=7)]
     assert [r.nodeid for r in sorted(records, key=record_order)] == ["a.py::t3", "a.py::t0", "a.py::t1", "a.py::t2",
                                                                      "b.py::t"]
+    # the file is the nodeid's first part: a method's class does not make it another file
+    records = [TestRecord("a.py::t", [], False, line=5), TestRecord("a.py::TestC::t", [], False, line=1),
+               TestRecord("a.py::TestC::u[x::y]", [], False, line=3)]
+    assert [record_order(r)[0] for r in records] == ["a.py"] * 3
+    assert [r.nodeid for r in sorted(records, key=record_order)] == ["a.py::TestC::t", "a.py::TestC::u[x::y]",
+                                                                     "a.py::t"]
 
 
 # ------------------------------------------------------------------------------------------ report
@@ -190,16 +214,45 @@ def test_the_report_counts_every_registered_claim_once_in_its_summary():
     assert [c["id"] for c in report["claims"]] == list(CLAIMS)
     assert list(report["summary"]) == list(VERDICTS) and sum(report["summary"].values()) == len(CLAIMS)
     assert report["summary"]["untested"] == len(CLAIMS) - 2
-    assert report["citation"]["citable"] is False and report["citation"]["not_citable_because"]
+    assert report["citation"] == {
+        "digest": content_digest(report), "digest_of": DIGEST_OF, "citable": False,
+        "not_citable_because": "it is the report of a partial run (only some claim tests were selected)"}
     assert all(c["evidence"][0]["nodeid"] == "t.py::a" for c in report["claims"] if c["id"] in ("GP22.F1", "LJ22.L1"))
 
 
-def test_notes_come_once_registry_first():
-    from claims.report._model import ordered_notes
+def test_a_full_complete_run_is_citable_and_each_claim_is_judged_with_its_suite():
+    """``suites`` says what the suite holds beyond the selection: a claim with tests none of which was selected
+    is not-run, not untested; a claim's entry (and so its verdict) is the one ``claim_entry`` gives with its suite."""
+    report = build_report({"selection": "full", "complete": True}, {},
+                          {"GP22.F1": ClaimSuite(has_evidence_tests=True, has_controls=True)})
+    assert report["citation"]["citable"] is True and report["citation"]["not_citable_because"] is None
+    verdicts = {c["id"]: c["verdict"] for c in report["claims"]}
+    assert verdicts["GP22.F1"] == "not-run" and verdicts["LJ22.L1"] == "untested"
+    assert report["summary"]["not-run"] == 1 and report["summary"]["untested"] == len(CLAIMS) - 1
 
+
+def test_every_figure_a_claim_lists_is_one_the_side_table_holds():
+    """Claim entries take their figure paths from the report-wide table (``figure_paths`` over every record), the
+    one the side table is keyed by, not from their own records alone: two records under one nodeid (entered
+    under two keys) share one path in both."""
+    png = base64.b64encode(PNG).decode()
+    tests = {}
+    for key, claim_id in (("first", "GP22.F1"), ("second", "LJ22.L1")):
+        tests[key] = TestRecord("t.py::test", [claim_id], False)
+        tests[key].update("call", "passed", {"cases": 1, "figures": [{"name": "f", "png_base64": png}]}, 0.0)
+    report = build_report({"selection": "full", "complete": True}, tests)
+    listed = [f["path"] for c in report["claims"] for f in c["figures"]]
+    assert listed == ["figures/LJ22.L1__test__f.png"] * 2 and set(listed) == set(report.figure_bytes)
+    assert [t["figures"][0]["path"] for c in report["claims"] for t in c["evidence"]] == listed
+
+
+def test_notes_come_once_registry_first():
     tests = [TestRecord("t.py::a", [], False, evidence={"notes": ["x", "(b) b", "(a) a", "y"]}),
              TestRecord("t.py::b", [], False, evidence={"notes": ["r", "(a) a", "z"]})]
     assert ordered_notes(["r", "s", "r"], tests) == ["r", "s", "x", "y", "(a) a", "(b) b", "z"]
+    # within a test: unlabelled notes, and notes of one label, keep the order they were recorded in
+    recorded = [TestRecord("t.py::a", [], False, evidence={"notes": ["z", "(b) y", "(a) x", "a", "(a) w"]})]
+    assert ordered_notes([], recorded) == ["z", "a", "(a) x", "(a) w", "(b) y"]
 
 
 def test_a_report_without_figures_has_an_empty_side_table():

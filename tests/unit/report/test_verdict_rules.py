@@ -183,6 +183,9 @@ def test_a_failed_check_refutes_and_stays_refuted_whatever_else_is_missing():
     result = entry(failed, record("t.py::c", outcome=NOT_RUN), suite=ClaimSuite(has_controls=True))
     assert result["verdict"] == "refuted" and result["negative_control"] == "control not run in this selection"
     assert result["violations"] == [{"nodeid": "t.py::b", "violation": "lhs > rhs", "falsifying_example": None}]
+    hypothesis = record("t.py::d", {"violation": "lhs > rhs", "falsifying_example": "test(x=0.5)"}, outcome="failed")
+    assert entry(hypothesis)["violations"] == [
+        {"nodeid": "t.py::d", "violation": "lhs > rhs", "falsifying_example": "test(x=0.5)"}]
     # a control that failed (accepted a case) refutes nothing: the check is not shown able to fail
     accepted = record("t.py::control", {"violation": "v"}, control=True, outcome="failed")
     result = entry(record(), accepted)
@@ -317,6 +320,19 @@ def test_the_claim_entry_aggregates_its_evidence_tests_not_its_controls():
     assert [t["role"] for t in result["evidence"]] == ["evidence"] * 3 + ["control"]
 
 
+def test_the_claims_kind_tally_merges_its_evidence_tests_and_a_test_without_a_checks_count_adds_none():
+    """``by_kind``: the evidence tests' tallies merged (a control's left out); ``checks``: a test that recorded no
+    count (a report from before the count) adds 0."""
+    from claims.evidence._kinds import from_cases, merge
+
+    near = {"error": 0.375, "tolerance": 0.5, "details": {}}
+    result = entry(record("t.py::a", {"cases": 1, "holding": HOLDING}), record("t.py::b", evidence(holding=near)),
+                   control())
+    assert result["checks"] == 1
+    assert result["by_kind"] == merge([from_cases(HOLDING, None), from_cases(near, None)])
+    assert sum(part["checks"] for sides in result["by_kind"].values() for part in sides.values()) == 2
+
+
 def test_without_a_holding_case_there_is_no_worst_case():
     result = entry(record("t.py::a", evidence(0, holding=None, counterexample=COUNTEREXAMPLE)), control())
     assert (result["max_error"], result["tolerance"], result["error_scale"], result["margin"]) == (None,) * 4
@@ -353,6 +369,26 @@ def test_findings_merge_by_name_over_the_evidence_tests():
     other = findings["other"]
     assert (other["cases"], other["max_error"], other["tolerance"], other["error_scale"]) == (2, None, None, None)
     assert "holding" not in wider and "holding" not in other
+
+
+
+def test_a_findings_counts_add_up_and_its_worst_case_is_taken_over_every_test():
+    """Degenerate cases add up from the first test on, and the worst holding case is the one nearest to
+    violating over all the tests (here the first one's), not the last test's; a finding recorded before tallies
+    is tallied from its two cases, its counterexample as a violating check."""
+    from claims.evidence._kinds import from_cases
+
+    near = {"error": 0.375, "tolerance": 0.5, "details": {"error_scale": "absolute"}}
+    first = {"cases": 2, "degenerate": 2, "checks": 2, "holding": near, "counterexample": COUNTEREXAMPLE}
+    second = {"cases": 1, "degenerate": 1, "checks": 1, "holding": HOLDING}
+    result = entry(record("t.py::a", evidence(findings={"f": first})),
+                   record("t.py::b", evidence(findings={"f": second})), control())["findings"]["f"]
+    assert (result["cases"], result["degenerate"], result["checks"]) == (3, 3, 3)
+    assert (result["max_error"], result["tolerance"], result["error_scale"]) == (0.375, 0.5, "absolute")
+    assert result["by_kind"]["other"] == {**from_cases(HOLDING, None)["other"],
+                                          **from_cases(None, COUNTEREXAMPLE)["other"]}
+    # a case with an error scale and nothing else is read as an identity (kind_of)
+    assert result["by_kind"]["identity"] == from_cases(near, None)["identity"]
 
 
 def test_the_entry_carries_the_registry_text_and_none_for_what_is_empty():
