@@ -9,7 +9,7 @@ import pytest
 
 from claims.checks import check_trend, check_trend_rejected
 from claims.evidence._record import ClaimViolation, collecting, finding
-from claims.evidence._trend import TrendRule, trend_test
+from claims.evidence._trend import TrendRule, detectable_effect, trend_test
 
 BATCHES = [8.0] * 3 + [16.0] * 3 + [32.0] * 3 + [64.0] * 3
 RISING = [5.0, 6.0, 5.5, 7.0, 8.0, 7.5, 9.0, 10.0, 9.5, 12.0, 11.0, 13.0]
@@ -188,3 +188,15 @@ def test_the_note_joins_several_scale_entries_and_adds_nothing_without_a_scale()
         f"12 runs at 4 levels; rule: {rule.describe()}); the design detects effects of {trend.detectable_effect:.2f} "
         "or more with power 0.8 (not the rule's minimum effect 0.3: smaller effects can go undetected).")
     assert trend.verdict == "verified"
+
+
+def test_a_design_that_detects_exactly_the_rules_minimum_effect_is_not_said_to_miss_smaller_ones():
+    """The power sentence warns only when the detectable effect is above the rule's minimum effect: at equality
+    the design detects every effect the rule calls an effect."""
+    detectable = detectable_effect(BATCHES, TrendRule("increasing"))
+    rule = TrendRule("increasing", min_effect=detectable)  # the detectable effect does not depend on min_effect
+    with collecting() as evidence:
+        trend = check_trend(BATCHES, RISING, rule, "rank rises")
+    assert trend.detectable_effect == detectable
+    assert evidence.to_builtin()["notes"][0].endswith(
+        f"the design detects effects of {detectable:.2f} or more with power 0.8.")

@@ -161,6 +161,19 @@ def test_the_report_keeps_one_entry_per_id_with_every_test_that_recorded_it():
         ("BSJ25.P22-E1", ["t::a", "t::b"]), ("BSJ25.P22-E2", ["t::b"]), ("BSJ25.P22-E10", ["t::a"])]
 
 
+def test_a_test_that_did_not_pass_is_skipped_and_the_tests_after_it_are_still_read():
+    errata, conflicts = claim_errata("BSJ25.P22", [
+        record("t::a", "failed", erratum()), record("t::b", "passed", erratum(id="BSJ25.P22-E2"))])
+    assert [(e["id"], e["nodeids"]) for e in errata] == [("BSJ25.P22-E2", ["t::b"])] and conflicts == []
+
+
+def test_a_conflict_names_every_test_that_recorded_the_kept_content():
+    tests = [record("t::a", "passed", erratum()), record("t::b", "passed", erratum()),
+             record("t::c", "passed", erratum(printed="t"))]
+    assert claim_errata("BSJ25.P22", tests)[1] == [
+        "Erratum BSJ25.P22-E1 was recorded with different printed by t::a, t::b and t::c: an erratum ID names one error."]
+
+
 def test_a_test_of_two_claims_gives_each_claim_its_own_errata():
     both = record("t::a", "passed", erratum(), erratum(id="BSJ25.ESC-E1", claim="BSJ25.ESC"),
                   claim_ids=("BSJ25.P22", "BSJ25.ESC"))

@@ -128,6 +128,18 @@ def test_a_degenerate_check_in_a_real_case_keeps_no_example():
     assert evidence.to_builtin()["degenerate_examples"] == {}
 
 
+def test_record_case_reads_the_degenerate_flags_truth_before_anything_else():
+    """``degenerate`` is a reason or a flag, read as one truth value first: a flag with none (a vectorised check's
+    array) is refused as such, not as whatever else is wrong with the case, and nothing is counted."""
+    import numpy as np
+
+    with collecting() as evidence:
+        with pytest.raises(ValueError, match="truth value of an array"):
+            record_case(math.nan, 1.0, degenerate=np.array([True, False]))
+        record_case(0.0, 0.0, degenerate=np.bool_(True))
+    assert (evidence.checks, evidence.to_builtin()["degenerate_why"]) == (1, {"no reason given": 1})
+
+
 def test_degenerate_cases_are_counted_under_their_reasons():
     """Outside an example each check is its own case: its reason counts its units."""
     evidence = Evidence()
