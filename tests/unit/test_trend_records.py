@@ -191,10 +191,11 @@ def test_the_note_joins_several_scale_entries_and_adds_nothing_without_a_scale()
 
 
 def test_a_design_that_detects_exactly_the_rules_minimum_effect_is_not_said_to_miss_smaller_ones():
-    """The power sentence warns only when the detectable effect is above the rule's minimum effect: at equality
-    the design detects every effect the rule calls an effect."""
+    """The power sentence warns only when the detectable effect is above the rule's minimum effect: at
+    equality the design detects every effect the rule calls an effect."""
     detectable = detectable_effect(BATCHES, TrendRule("increasing"))
-    rule = TrendRule("increasing", min_effect=detectable)  # the detectable effect does not depend on min_effect
+    # the detectable effect depends on the design, alpha and seed, not on min_effect
+    rule = TrendRule("increasing", min_effect=detectable)
     with collecting() as evidence:
         trend = check_trend(BATCHES, RISING, rule, "rank rises")
     assert trend.detectable_effect == detectable

@@ -171,7 +171,8 @@ def test_a_conflict_names_every_test_that_recorded_the_kept_content():
     tests = [record("t::a", "passed", erratum()), record("t::b", "passed", erratum()),
              record("t::c", "passed", erratum(printed="t"))]
     assert claim_errata("BSJ25.P22", tests)[1] == [
-        "Erratum BSJ25.P22-E1 was recorded with different printed by t::a, t::b and t::c: an erratum ID names one error."]
+        ("Erratum BSJ25.P22-E1 was recorded with different printed by t::a, t::b and t::c: "
+         "an erratum ID names one error.")]
 
 
 def test_a_test_of_two_claims_gives_each_claim_its_own_errata():

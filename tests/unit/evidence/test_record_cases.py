@@ -129,8 +129,8 @@ def test_a_degenerate_check_in_a_real_case_keeps_no_example():
 
 
 def test_record_case_reads_the_degenerate_flags_truth_before_anything_else():
-    """``degenerate`` is a reason or a flag, read as one truth value first: a flag with none (a vectorised check's
-    array) is refused as such, not as whatever else is wrong with the case, and nothing is counted."""
+    """``degenerate`` is a reason or a flag, read as one truth value first: a flag with none (a vectorised
+    check's array) is refused as such, not as whatever else is wrong with the case, and nothing is counted."""
     import numpy as np
 
     with collecting() as evidence:

@@ -16,7 +16,6 @@ from claims.report._model import (
     TestRecord,
     alternate_path,
     build_report,
-    claim_entry,
     figure_path,
     figure_paths,
     ordered_notes,
@@ -167,10 +166,11 @@ def test_a_tests_json_entry():
 
 
 def test_a_tests_json_entry_carries_its_violation_and_the_reasons_its_cases_were_set_apart():
-    """The fields the report shows for a failed test (its violation and Hypothesis' falsifying example) and for
-    cases counted apart (the reasons an informative check could not fail, a degenerate case's example)."""
+    """The fields the report shows for a failed test (its violation and Hypothesis' falsifying example) and
+    for cases counted apart (the reasons an informative check could not fail, a degenerate case's example)."""
     record = TestRecord("t.py::a", ["GP22.F1"], False)
-    record.update("call", "failed", {"cases": 3, "informative": 1, "degenerate": 1, "violation": "lhs 0.75 > rhs 0.5",
+    record.update("call", "failed", {"cases": 3, "informative": 1, "degenerate": 1,
+                                     "violation": "lhs 0.75 > rhs 0.5",
                                      "falsifying_example": "test(x=0.5)", "uninformative_why": {"tied": 1},
                                      "degenerate_why": {"zero gradient": 1},
                                      "degenerate_examples": {"zero gradient": {"seed": 7}}}, 0.0)
@@ -221,8 +221,9 @@ def test_the_report_counts_every_registered_claim_once_in_its_summary():
 
 
 def test_a_full_complete_run_is_citable_and_each_claim_is_judged_with_its_suite():
-    """``suites`` says what the suite holds beyond the selection: a claim with tests none of which was selected
-    is not-run, not untested; a claim's entry (and so its verdict) is the one ``claim_entry`` gives with its suite."""
+    """``suites`` says what the suite holds beyond the selection: a claim with tests none of which was
+    selected is not-run, not untested; a claim's entry (and so its verdict) is the one ``claim_entry`` gives
+    with its suite."""
     report = build_report({"selection": "full", "complete": True}, {},
                           {"GP22.F1": ClaimSuite(has_evidence_tests=True, has_controls=True)})
     assert report["citation"]["citable"] is True and report["citation"]["not_citable_because"] is None
@@ -232,9 +233,9 @@ def test_a_full_complete_run_is_citable_and_each_claim_is_judged_with_its_suite(
 
 
 def test_every_figure_a_claim_lists_is_one_the_side_table_holds():
-    """Claim entries take their figure paths from the report-wide table (``figure_paths`` over every record), the
-    one the side table is keyed by, not from their own records alone: two records under one nodeid (entered
-    under two keys) share one path in both."""
+    """Claim entries take their figure paths from the report-wide table (``figure_paths`` over every record),
+    the one the side table is keyed by, not from their own records alone: two records under one nodeid
+    (entered under two keys) share one path in both."""
     png = base64.b64encode(PNG).decode()
     tests = {}
     for key, claim_id in (("first", "GP22.F1"), ("second", "LJ22.L1")):

@@ -183,7 +183,8 @@ def test_a_failed_check_refutes_and_stays_refuted_whatever_else_is_missing():
     result = entry(failed, record("t.py::c", outcome=NOT_RUN), suite=ClaimSuite(has_controls=True))
     assert result["verdict"] == "refuted" and result["negative_control"] == "control not run in this selection"
     assert result["violations"] == [{"nodeid": "t.py::b", "violation": "lhs > rhs", "falsifying_example": None}]
-    hypothesis = record("t.py::d", {"violation": "lhs > rhs", "falsifying_example": "test(x=0.5)"}, outcome="failed")
+    hypothesis = record("t.py::d", {"violation": "lhs > rhs", "falsifying_example": "test(x=0.5)"},
+                        outcome="failed")
     assert entry(hypothesis)["violations"] == [
         {"nodeid": "t.py::d", "violation": "lhs > rhs", "falsifying_example": "test(x=0.5)"}]
     # a control that failed (accepted a case) refutes nothing: the check is not shown able to fail
@@ -321,13 +322,13 @@ def test_the_claim_entry_aggregates_its_evidence_tests_not_its_controls():
 
 
 def test_the_claims_kind_tally_merges_its_evidence_tests_and_a_test_without_a_checks_count_adds_none():
-    """``by_kind``: the evidence tests' tallies merged (a control's left out); ``checks``: a test that recorded no
-    count (a report from before the count) adds 0."""
+    """``by_kind``: the evidence tests' tallies merged (a control's left out); ``checks``: a test that
+    recorded no count (a report from before the count) adds 0."""
     from claims.evidence._kinds import from_cases, merge
 
     near = {"error": 0.375, "tolerance": 0.5, "details": {}}
-    result = entry(record("t.py::a", {"cases": 1, "holding": HOLDING}), record("t.py::b", evidence(holding=near)),
-                   control())
+    result = entry(record("t.py::a", {"cases": 1, "holding": HOLDING}),
+                   record("t.py::b", evidence(holding=near)), control())
     assert result["checks"] == 1
     assert result["by_kind"] == merge([from_cases(HOLDING, None), from_cases(near, None)])
     assert sum(part["checks"] for sides in result["by_kind"].values() for part in sides.values()) == 2
@@ -374,8 +375,8 @@ def test_findings_merge_by_name_over_the_evidence_tests():
 
 def test_a_findings_counts_add_up_and_its_worst_case_is_taken_over_every_test():
     """Degenerate cases add up from the first test on, and the worst holding case is the one nearest to
-    violating over all the tests (here the first one's), not the last test's; a finding recorded before tallies
-    is tallied from its two cases, its counterexample as a violating check."""
+    violating over all the tests (here the first one's), not the last test's; a finding recorded before
+    tallies is tallied from its two cases, its counterexample as a violating check."""
     from claims.evidence._kinds import from_cases
 
     near = {"error": 0.375, "tolerance": 0.5, "details": {"error_scale": "absolute"}}
