@@ -137,9 +137,10 @@ def _train_stack(
     matrices = architecture.trainable_matrices()
     generators = [torch.Generator().manual_seed(config.seed) for config in runs]
     singles = [architecture.initialize(generator) for generator in generators]
-    # One contiguous (R, ...) tensor per parameter, updated with torch's multi-tensor (``_foreach``)
-    # operations: no concatenation of the gradients and contiguous batched matrix products
-    # (measured faster than one flat (R, P) buffer with views into it; benchmarks/sgd_runs.py).
+    # One contiguous (R, ...) tensor per parameter, updated in place tensor by tensor: no concatenation of
+    # the gradients and contiguous batched matrix products (measured faster than one flat (R, P) buffer
+    # with views into it, benchmarks/sgd_runs.py; torch's private multi-tensor ``_foreach`` operations
+    # were no faster here and give the same parameters bit for bit).
     params = {name: torch.stack([single[name] for single in singles]) for name in names}
     values = [params[name] for name in names]
     gradient = (_vmap_gradient if engine == "vmap" else _stacked_gradient)(architecture, loss)
@@ -180,16 +181,17 @@ def _train_stack(
                 any_frozen = True
             with torch.no_grad():
                 if use_decay:
-                    matrices_now = [values[i] for i in decayed]
-                    torch._foreach_addcmul_([grads[i] for i in decayed], twice_decay, matrices_now)
+                    for i, decay in zip(decayed, twice_decay):
+                        grads[i].addcmul_(decay, values[i])
                 if any_frozen:  # after the decay term: a frozen run does not move at all
                     for grad in grads:
                         grad.masked_fill_(frozen.view(count, *[1] * (grad.dim() - 1)), 0.0)
                 if use_momentum:  # v <- mu v + g (mu = 0 gives v = g exactly)
-                    torch._foreach_mul_(buffers, momentum)
-                    torch._foreach_add_(buffers, grads)
+                    for buffer, mu, grad in zip(buffers, momentum, grads):
+                        buffer.mul_(mu).add_(grad)
                     grads = buffers
-                torch._foreach_addcmul_(values, grads, negative_rates)
+                for value, grad, rate in zip(values, grads, negative_rates):
+                    value.addcmul_(grad, rate)
             step += 1
         epoch += 1
         if epoch % record_every == 0 or step == total_steps:
