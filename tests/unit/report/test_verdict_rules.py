@@ -372,7 +372,6 @@ def test_findings_merge_by_name_over_the_evidence_tests():
     assert "holding" not in wider and "holding" not in other
 
 
-
 def test_a_findings_counts_add_up_and_its_worst_case_is_taken_over_every_test():
     """Degenerate cases add up from the first test on, and the worst holding case is the one nearest to
     violating over all the tests (here the first one's), not the last test's; a finding recorded before
