@@ -145,19 +145,22 @@ def _train_stack(
     values = [params[name] for name in names]
     gradient = (_vmap_gradient if engine == "vmap" else _stacked_gradient)(architecture, loss)
 
-    def per_run(numbers: list[float]) -> list[torch.Tensor]:
-        """A hyperparameter per run, as one column per parameter that broadcasts against it."""
-        column = torch.tensor(numbers, dtype=DTYPE)
-        return [column.view(count, *[1] * (value.dim() - 1)) for value in values]
+    def columns(per_run: torch.Tensor) -> list[torch.Tensor]:
+        """A per-run (R,) tensor as one view per parameter that broadcasts against it."""
+        return [per_run.view(count, *[1] * (value.dim() - 1)) for value in values]
+
+    def hyperparameter(numbers: list[float]) -> list[torch.Tensor]:
+        return columns(torch.tensor(numbers, dtype=DTYPE))
 
     # Weight decay acts on the matrices only: 2 lambda W is added to their loss gradients.
     decayed = [i for i, name in enumerate(names) if name in matrices]
-    twice_decay = [per_run([2 * config.weight_decay for config in runs])[i] for i in decayed]
-    momentum = per_run([config.momentum for config in runs])
+    twice_decay = hyperparameter([2 * config.weight_decay for config in runs])
+    momentum = hyperparameter([config.momentum for config in runs])
     use_momentum = any(config.momentum > 0 for config in runs)
     use_decay = any(config.weight_decay > 0 for config in runs)
     buffers = [torch.zeros_like(value) for value in values]
     frozen = torch.zeros(count, dtype=torch.bool)
+    frozen_masks = columns(frozen)  # views: they follow ``frozen``, which is only ever updated in place
     nonfinite_step = torch.full((count,), -1, dtype=torch.int64)
     any_frozen = False
 
@@ -165,7 +168,7 @@ def _train_stack(
     recorded_steps = [0]
     step, epoch = 0, 0
     while step < total_steps:
-        negative_rates = per_run([-config.learning_rate_at(epoch) for config in runs])
+        negative_rates = hyperparameter([-config.learning_rate_at(epoch) for config in runs])
         order = epoch_batches(generators, m, batch_size)  # (steps, R, B)
         epoch_start = {name: params[name].clone() for name in matrices}
         for s in range(min(per_epoch, total_steps - step)):
@@ -176,16 +179,16 @@ def _train_stack(
                 # A degenerate run (zero batch variance, overflow): flag it and freeze it from here on.
                 nonfinite_step[newly] = step
                 frozen |= newly
-                for buffer in buffers:
-                    buffer.masked_fill_(frozen.view(count, *[1] * (buffer.dim() - 1)), 0.0)
+                for buffer, mask in zip(buffers, frozen_masks):
+                    buffer.masked_fill_(mask, 0.0)
                 any_frozen = True
             with torch.no_grad():
                 if use_decay:
-                    for i, decay in zip(decayed, twice_decay):
-                        grads[i].addcmul_(decay, values[i])
+                    for i in decayed:
+                        grads[i].addcmul_(twice_decay[i], values[i])
                 if any_frozen:  # after the decay term: a frozen run does not move at all
-                    for grad in grads:
-                        grad.masked_fill_(frozen.view(count, *[1] * (grad.dim() - 1)), 0.0)
+                    for grad, mask in zip(grads, frozen_masks):
+                        grad.masked_fill_(mask, 0.0)
                 if use_momentum:  # v <- mu v + g (mu = 0 gives v = g exactly)
                     for buffer, mu, grad in zip(buffers, momentum, grads):
                         buffer.mul_(mu).add_(grad)
