@@ -3,7 +3,7 @@
 
     python benchmarks/sgd_runs.py --runs 18 48 --epochs 3 --rounds 3 --threads 1 0
     python benchmarks/sgd_runs.py --sizing
-    python benchmarks/sgd_runs.py --stack-sizes --runs 40 80 180 360 --threads 1
+    python benchmarks/sgd_runs.py --stack-sizes --runs 40 100 180 360 --threads 1
 
 MLP-BN-4-32 on scikit-learn's digits (1257 training points), batch size 32, cross-entropy, momentum
 0.9, lambda = 5e-4, metrics recorded after every epoch (as the claim tests do). Each round times the
