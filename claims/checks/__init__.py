@@ -12,7 +12,8 @@ claims plugin; called anywhere else they raise ``OutsideClaimTest``.
 Modules: ``_core`` (identities, exact identities, properties, inequalities), ``_dynamics`` (rates,
 drift orders, drift limits), ``_laws`` (counts of conservation laws, exact), ``_limits`` (limits along a path: settled limits against a statement's
 interval), ``_trends`` (trend tests), ``_protocol`` (the drift-order protocol's
-judging of many trajectories).
+judging of many trajectories), ``_power`` (checks of the test's own power: a search reaches a known
+optimum, a design detects its effect; a shortfall makes the claim inconclusive, never refuted).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from claims.checks._dynamics import (
 )
 from claims.checks._laws import check_law_count, check_law_count_rejected
 from claims.checks._limits import LimitEstimate, check_settled_limit, check_settled_limit_rejected, limit_estimate
+from claims.checks._power import check_power
 from claims.checks._protocol import assert_judged, combined_tally, judge_order
 from claims.checks._trends import check_trend, check_trend_rejected
 
@@ -61,6 +63,7 @@ __all__ = [
     "check_nonzero_limit_rejected",
     "check_nonzero_rate",
     "check_nonzero_rate_rejected",
+    "check_power",
     "check_property",
     "check_property_rejected",
     "check_rejected",

@@ -42,6 +42,8 @@ from claims.evidence._record import ClaimViolation, in_negative_control, record_
 
 OUTCOMES = ("holds", "violated", "undecided")
 
+UNDECIDED = "the limit is undecided at this length"
+"""The start of every reason a limit is undecided for (the report reads a control's state from it)."""
 UNSETTLED = "the limit is undecided at this length: its settled interval straddles a bound of the statement"
 NOT_SHRINKING = "the limit is undecided at this length: the change over the last doubling did not shrink"
 NO_EXTRAPOLATION = "the limit is undecided at this length: the extrapolation variable did not decrease toward 0"
@@ -239,8 +241,11 @@ def check_settled_limit_rejected(
     **details: Any,
 ) -> LimitEstimate:
     """Negative control (or a counterexample to a printed statement) for ``check_settled_limit``: the
-    settled interval must lie wholly outside [lower, upper]. A limit that holds or is undecided is not a
-    rejection (``ClaimViolation``). In a negative control, a statement interval outside ``value_range``
+    settled interval must lie wholly outside [lower, upper]. A limit that holds is not a rejection: the control
+    was accepted (``ClaimViolation``). An undecided limit is neither: as in ``check_settled_limit`` it is
+    recorded as uninformative, with its reason (the limit is undecided at this length), and returned, not
+    raised; a control whose every case is undecided does not show that the check can fail, and the report
+    says "undecided", never "accepted". In a negative control, a statement interval outside ``value_range``
     is uninformative (every case rejects it)."""
     lower, upper, resolution = _statement(lower, upper, resolution, "check_settled_limit_rejected")
     estimate = limit_estimate(variable, values, coarse_variable=coarse_variable, coarse_values=coarse_values,
@@ -248,9 +253,9 @@ def check_settled_limit_rejected(
     outcome, why, score = _judge(estimate, lower, upper, resolution, value_range)
     estimate = LimitEstimate(**{**vars(estimate), "outcome": outcome, "reason": why})
     impossible = upper < value_range[0] or lower > value_range[1]
-    uninformative = ALWAYS_VIOLATED if impossible and in_negative_control() else None
-    _record(estimate, lower, upper, resolution, value_range, score, True, uninformative, details)
-    if outcome != "violated":
+    uninformative = ALWAYS_VIOLATED if impossible and in_negative_control() else why
+    _record(estimate, lower, upper, resolution, value_range, score, outcome != "holds", uninformative, details)
+    if outcome == "holds":
         raise ClaimViolation(
             f"negative control not rejected: the limit {estimate.limit:.6g} +- {estimate.error_bar:.3g} "
             f"({outcome}) against [{lower:g}, {upper:g}]; {details}"

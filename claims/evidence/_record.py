@@ -32,15 +32,7 @@ from hypothesis.errors import InvalidArgument
 from claims.evidence._erratum import CONTENT, ErratumError, differing_fields, erratum_record
 from claims.evidence._kinds import KINDS, KindTally, margin
 
-VERDICTS = (
-    "verified",
-    "verified-with-correction",
-    "refuted",
-    "inconclusive",
-    "not-run",
-    "untested",
-    "error",
-)
+VERDICTS = ("verified", "verified-with-correction", "refuted", "inconclusive", "not-run", "untested", "error")
 """Claim verdicts. ``not-run``: the claim has tests, none of which ran in this selection;
 ``untested``: the suite has no test for it."""
 
@@ -151,6 +143,7 @@ class TestEvidence:
     failed_finding: str | None = None
     falsifying_example: str | None = None
     findings: dict[str, TestEvidence] = field(default_factory=dict)
+    power: list[dict[str, Any]] = field(default_factory=list)  # the test's own power checks (checks._power)
     series: list[dict[str, Any]] = field(default_factory=list)
     trends: list[dict[str, Any]] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
@@ -324,6 +317,7 @@ class TestEvidence:
                 "violation": self.violation,
                 "failed_finding": self.failed_finding,
                 "falsifying_example": self.falsifying_example,
+                "power": self.power,
                 "findings": {name: finding.to_builtin() for name, finding in self.findings.items()},
                 "series": series,
                 "series_dropped": series_dropped,

@@ -20,6 +20,8 @@ The rules that turn tests into a verdict are here and nowhere else:
   failed). Otherwise the verdict is ``inconclusive`` and the notes say why ("the evidence could not have
   failed: ..." with the counts);
 - a declared refutation (or correction) needs its counterexample to be an informative case;
+- a power check that fell short (``claims.checks.check_power``) makes the claim ``inconclusive``, never
+  ``refuted``; only a failed statement check refutes (``claims.report._power``);
 - a claim with tests none of which ran is ``not-run``; a claim without tests is ``untested``.
 
 Figures: a test's evidence carries its figures as base64 PNGs (``claims.record_figure``); the
@@ -50,10 +52,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from claims.evidence._erratum import differing_fields, erratum_number
+from claims.checks._limits import UNDECIDED
 from claims.evidence._kinds import from_cases, merge
 from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
 from claims.report._citation import DIGEST_OF, content_digest, not_citable_because
+from claims.report._power import LACKED_POWER, lacked_power_reason, shortfalls
 from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
 
 SCHEMA = "lowrank-claims/report/2"
@@ -68,6 +72,8 @@ CONTROL_STATES = {
     "error": "a control ended in an error",
     "did not finish": "a control did not finish (interrupted, crashed or skipped)",
     "no cases": "a control finished without a case that the check rejected",
+    "undecided": "a control's limits did not settle at this run's length: no case showed that the check can fail",
+    LACKED_POWER: "a control fell short of a requirement on its own power (e.g. too few of its paths settled)",
     "uninformative": "a control's cases could not have been accepted (e.g. constant or saturated data, a bound below "
                      "the left side's floor): it does not show that the check can fail",
     "control not run in this selection": "the claim has a control, but this run did not select it",
@@ -276,6 +282,7 @@ class TestRecord:
             "by_kind": self.by_kind,
             "violation": e.get("violation"),
             "falsifying_example": e.get("falsifying_example"),
+            "power": e.get("power", []),
             "series": e.get("series", []),
             "trends": e.get("trends", []),
             "figures": self.figure_entries(paths),
@@ -300,8 +307,12 @@ def control_status(controls: list[TestRecord], suite: ClaimSuite) -> str:
         return "did not finish"
     if any(t.cases == 0 or not t.evidence.get("counterexample") for t in controls):
         return "no cases"
+    if any(shortfalls(t) for t in controls):
+        return LACKED_POWER
     if any(t.informative_violating == 0 for t in controls):
-        return "uninformative"
+        undecided = all(why.startswith(UNDECIDED) for t in controls if t.informative_violating == 0
+                        for why in t.evidence.get("uninformative_why") or {"": 0})
+        return "undecided" if undecided else "uninformative"
     if suite.unselected_controls:
         return "partly run in this selection"
     return "rejected"
@@ -487,6 +498,9 @@ def claim_entry(
                 "and they may show what the selected ones do not (a correction, a counterexample)."
             )
     refuted_by_a_check = any(t.outcome == "failed" for t in checks)
+    lacked_power = lacked_power_reason(finished)
+    if lacked_power and verdict in ("verified", "verified-with-correction", "refuted", "inconclusive"):
+        why.append(lacked_power)
     if why and verdict in ("verified", "verified-with-correction", "refuted") and not refuted_by_a_check:
         verdict = "inconclusive"
 

@@ -14,7 +14,8 @@ import math
 import pytest
 
 from claims import (
-    check_close, check_inequality, check_inequality_rejected, check_property, check_rejected, finding, record_note,
+    check_close, check_inequality, check_inequality_rejected, check_power, check_property, check_rejected, finding,
+    record_note,
 )
 from claims.bsj25 import example1_instance, solve_escape, speed_error, sphere_speed_error
 from claims.evidence import count_cases_as, one_case, trajectory_factor
@@ -75,32 +76,29 @@ def fastest_found_check(width: int, bound: float, check=check_inequality, **deta
 def test_no_direction_faster_than_rank_two():
     """Footnote 2 ('there may exist an even faster escape direction than the rank-two solution we identify (though
     we doubt it)'): a batched search of ||theta||^2 = 3 for Example 1 at widths 4-6 (8 under nightly) finds no
-    speed above s2 = 1/2 beyond rounding; the search does find 1/2 from random starts (restarts in its basin, the
-    polished optimum equal to 1/2 to rounding), so it could have found a faster direction. The polished-optimum check
-    applies where the polish certified a candidate (a finite KKT residual): under nightly, width 6's 1024 restarts
-    end with the four best candidates on kinks the polish does not certify (kept search point 0.49832), which says
-    nothing about a faster direction; it is written in the note."""
+    speed above s2 = 1/2 beyond rounding, over every restart's final point and the polished optimum. Its power
+    (``check_power``, fixed before the data): at each width some restart ends in the basin of s2 (above
+    ``BASIN``), so the search could have found a faster direction; a width where none does makes the claim
+    inconclusive, never refuted. The requirement is on the restarts' final points (3, 8 and 13 of 256 at widths
+    4-6, the same under 1 and 2 threads), not on which candidate the polish certifies: its Newton steps on kinks
+    certify s2 under one thread count and s1 under another. The polished optimum is in the note only."""
     count_cases_as("instances")
-    lines, total_reached = [], 0
+    lines = []
     for width in fn2_widths():
         with one_case():
             found, reached, _ = fastest_found_check(width, RANK_TWO_SPEED, statement="s <= s2 = 1/2")
-            certified = math.isfinite(found.kkt_residual)
-            if reached and certified:  # the search's power at this width: its polished optimum is s2 itself
-                example = example1_instance()
-                check_close(found.speed, RANK_TWO_SPEED, speed_error(found.rho, found.shapes, example.x, example.g),
-                            identity="the search reaches s2 = 1/2", width=width, reached=reached)
-        total_reached += reached
-        polished = (f"polished s = {found.speed:.17g}" if certified else
-                    f"no candidate certified by the polish (kept search point s = {found.speed:.17g}; the power check "
-                    "'reaches s2' is not applied at this width)")
+        searched = max(-v for v in found.values)
+        check_power(reached > 0, "some restart ends in the basin of s2 = 1/2, above (s1 + s2)/2 (the search could "
+                    "find s2)", width=width, restarts=found.restarts, reached=reached, fastest_search_speed=searched)
+        certified = math.isfinite(found.kkt_residual)
+        polished = (f"polished s = {found.speed:.6g}" if certified else
+                    f"no candidate certified by the polish (kept search point s = {found.speed:.6g})")
         lines.append(f"width {width}: {found.restarts} restarts, {reached} end above (s1 + s2)/2 = {BASIN:.4f}, "
-                     f"fastest search point s = {max(-v for v in found.values):.10f}, {polished}")
-    check_property(total_reached > 0, "some random restart ends in the basin of s2 (the search could find s2)",
-                   reached=total_reached)
+                     f"fastest search point s = {searched:.6f}, {polished}")
     record_note("Footnote 2, Example 1 at depth 3: " + "; ".join(lines) + ". The search is the solver's (normalized "
                 "projected descent from Gaussian starts, the best distinct candidates refined and polished); an "
-                "optimum elsewhere with a tiny basin cannot be excluded by any finite search.")
+                "optimum elsewhere with a tiny basin cannot be excluded by any finite search. The polished optimum "
+                "is s2 or s1 depending on rounding (thread count): it is reported, not judged.")
 
 
 @FN2_CONTROL

@@ -355,7 +355,7 @@ def test_to_builtin_writes_exactly_the_fields_the_report_reads():
         "cases", "degenerate", "degenerate_why", "degenerate_examples", "checks", "informative", "informative_holding",
         "informative_violating", "uninformative", "uninformative_why", "unit", "min_slack", "max_error", "tolerance", "details", "by_kind",
         "holding", "counterexample", "notes", "verdict", "correction", "violation", "failed_finding",
-        "falsifying_example", "findings", "series", "series_dropped", "trends", "figures", "errata",
+        "falsifying_example", "power", "findings", "series", "series_dropped", "trends", "figures", "errata",
     ]
 
 

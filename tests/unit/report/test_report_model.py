@@ -155,7 +155,7 @@ def test_a_tests_json_entry():
         "cases": 2, "informative": 2, "informative_holding": 0, "uninformative_why": {}, "unit": "cases",
         "degenerate": 1, "degenerate_why": {}, "degenerate_examples": {}, "checks": 4, "min_slack": 0.5, "max_error": 0.25, "tolerance": 0.5,
         "error_scale": "relative", "details": {"error_scale": "relative"}, "by_kind": {"inequality": {}},
-        "violation": None, "falsifying_example": None, "series": [{"step": 0}], "trends": [{"verdict": "verified"}],
+        "violation": None, "falsifying_example": None, "power": [], "series": [{"step": 0}], "trends": [{"verdict": "verified"}],
         "figures": [], "duration": 1.25,
     }
     empty = TestRecord("t.py::b", ["GP22.F1"], False).to_json()

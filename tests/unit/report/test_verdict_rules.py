@@ -18,6 +18,7 @@ from claims.report._model import (
     claim_entry,
     control_status,
 )
+from claims.report._power import LACKED_POWER, lacked_power_reason
 from claims.report._suite import ClaimSuite
 
 CLAIM = CLAIMS["LJ22.L10"]
@@ -485,3 +486,69 @@ def test_a_failing_check_keeps_a_refutation_that_an_unshown_declaration_would_un
     assert failed["verdict"] == "refuted"
     assert failed["why"] == ["t.py::b declared a verdict without recording a counterexample to the printed statement."]
     assert entry(record("t.py::a"), unshown, control())["verdict"] == "inconclusive"
+
+
+# ------------------------------------------------------------------------------- power (claims.report._power):
+# a test that lacked power makes its claim inconclusive, never refuted; only a failed statement check refutes.
+
+MET = {"requirement": "at least 8 of 256 restarts reach s2", "achieved": True, "reached": 12}
+MISSED = {"requirement": "at least 8 of 256 restarts reach s2", "achieved": False, "reached": 3}
+
+
+def powered_entry(*tests):
+    return claim_entry(CLAIM, list(tests), ClaimSuite(has_evidence_tests=True, has_controls=True))
+
+
+def test_a_met_power_check_leaves_the_verdict_verified():
+    claim = powered_entry(record(fields=evidence(power=[MET])), control())
+    assert claim["verdict"] == "verified" and claim["why"] == []
+
+
+def test_a_shortfall_makes_a_verified_claim_inconclusive_and_says_why():
+    claim = powered_entry(record(fields=evidence(power=[MET, MISSED])), control())
+    assert claim["verdict"] == "inconclusive"
+    assert claim["why"] == ["The test lacked power: at least 8 of 256 restarts reach s2 (t.py::a). This says "
+                            "nothing about the statement either way."]
+
+
+@pytest.mark.parametrize("declared", ["refuted", "verified-with-correction", "inconclusive"])
+def test_a_shortfall_makes_a_declared_verdict_inconclusive(declared):
+    fields = evidence(power=[MISSED], verdict=declared, counterexample=COUNTEREXAMPLE, informative_violating=1,
+                      correction="x" if declared == "verified-with-correction" else None)
+    claim = powered_entry(record(fields=fields), control())
+    assert claim["verdict"] == "inconclusive"
+    assert any(w.startswith("The test lacked power:") for w in claim["why"])
+
+
+def test_a_failed_statement_check_stays_refuted_whatever_the_power():
+    failed = record("t.py::b", {"violation": "s > 1/2", "counterexample": COUNTEREXAMPLE, "power": [MISSED]},
+                    outcome="failed")
+    assert powered_entry(record(fields=evidence(power=[MISSED])), failed, control())["verdict"] == "refuted"
+
+
+def test_a_control_that_lacked_power_is_its_own_state():
+    suite = ClaimSuite(has_evidence_tests=True, has_controls=True)
+    lacking = record("t.py::control", control_evidence(power=[MISSED]), control=True)
+    assert control_status([lacking], suite) == LACKED_POWER and LACKED_POWER in CONTROL_STATES
+    assert control_status([record("t.py::control", control_evidence(power=[MET]), control=True)], suite) == "rejected"
+    assert powered_entry(record(), lacking)["verdict"] == "inconclusive"
+
+
+def test_evidence_without_power_checks_has_no_shortfall():
+    assert lacked_power_reason([record(fields=evidence())]) is None
+
+
+def test_a_control_whose_limits_did_not_settle_reads_undecided_not_accepted():
+    """Words match outcomes: a control whose only cases are undecided limits is 'undecided' (and the claim
+    inconclusive), never 'accepted'; an uninformative case for another reason keeps 'uninformative'."""
+    suite = ClaimSuite(has_evidence_tests=True, has_controls=True)
+    why = {"the limit is undecided at this length: the change over the last doubling did not shrink": 1}
+    undecided = record("t.py::control", control_evidence(informative_violating=0, uninformative_why=why),
+                       control=True)
+    assert control_status([undecided], suite) == "undecided" and "undecided" in CONTROL_STATES
+    claim = powered_entry(record(), undecided)
+    assert claim["verdict"] == "inconclusive" and claim["negative_control"] == "undecided"
+    assert "undecided" in " ".join(claim["why"]) and "accepted" not in " ".join(claim["why"])
+    saturated = record("t.py::control", control_evidence(informative_violating=0, uninformative_why={"tied": 1}),
+                       control=True)
+    assert control_status([saturated], suite) == "uninformative"
