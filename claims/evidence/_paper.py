@@ -57,6 +57,41 @@ class Paper:
     cff_fields: tuple[tuple[str, Any], ...] = ()
 
 
+SETTING_FIELDS = (
+    "dataset", "architecture", "widths", "depths", "training length", "init scale", "normalization",
+    "batch sizes", "learning rates", "weight decay", "seeds",
+)
+"""The fields of an empirical claim's setting, in the order the report shows them."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Where an empirical claim's effect was seen, and where the suite looks for it: the design as the paper
+    states it (``paper``) and as the test runs it (``tested``), each a tuple of (field, value) with fields from
+    ``SETTING_FIELDS`` (a field the paper does not state is left out of ``paper``). ``at_paper_setting`` is
+    true only when the tested design is the paper's own (same data, sizes, training length): only then can a
+    contradicting design refute the claim; elsewhere an absent or reversed effect is "not reproduced at this
+    scale" (``claims.report._model``), and a verified one is verified at this scale."""
+
+    paper: tuple[tuple[str, str], ...]
+    tested: tuple[tuple[str, str], ...]
+    at_paper_setting: bool = False
+
+    def __post_init__(self) -> None:
+        for side in (self.paper, self.tested):
+            unknown = [name for name, _ in side if name not in SETTING_FIELDS]
+            if unknown:
+                raise PaperRecordError(f"a setting's fields are among {SETTING_FIELDS}, not {unknown}")
+        if not self.tested:
+            raise PaperRecordError("a setting states the tested design (dataset, sizes, training length, ...)")
+
+    def as_dict(self) -> dict[str, dict[str, str]]:
+        """{field: {"paper": value or "not stated", "tested": value or "-"}} in ``SETTING_FIELDS`` order."""
+        paper, tested = dict(self.paper), dict(self.tested)
+        return {name: {"paper": paper.get(name, "not stated"), "tested": tested.get(name, "-")}
+                for name in SETTING_FIELDS if name in paper or name in tested}
+
+
 @dataclass(frozen=True)
 class Claim:
     """One formal statement of a paper, encoded as printed.
@@ -69,7 +104,9 @@ class Claim:
 
     ``origin`` is ``"paper"`` for a statement the paper makes, or ``"suite"`` for the suite's own question about
     the paper (a question none of the papers answers, asked with the paper's objects): its ``statement`` is
-    then the question as a statement, not a quotation, and CLAIMS.md and the report say so."""
+    then the question as a statement, not a quotation, and CLAIMS.md and the report say so.
+
+    ``setting`` (an empirical claim's only): the paper's design beside the tested one (``Setting``)."""
 
     id: str
     paper: str
@@ -81,6 +118,7 @@ class Claim:
     tested_as: str = ""
     extraction: str = ""
     origin: str = "paper"
+    setting: Setting | None = None
 
     def __post_init__(self) -> None:
         if self.origin not in ORIGINS:
