@@ -10,6 +10,6 @@ paper"). The registry, CLAIMS.md, the report's citation block and BibTeX, and CI
 ``references`` all derive from these records.
 """
 
-from claims.evidence._paper import Claim, Paper
+from claims.evidence._paper import Claim, Paper, Setting
 
-__all__ = ["Claim", "Paper"]
+__all__ = ["Claim", "Paper", "Setting"]
