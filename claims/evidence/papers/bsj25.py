@@ -1,7 +1,7 @@
 """BSJ25: Bantzis, Simon & Jacot, preprint 2025. The paper's record and its claims, in the order of the
 project's claims inventory (the spec they were written from, outside this repository)."""
 
-from claims.evidence.papers import Claim, Paper
+from claims.evidence.papers import Claim, Paper, Setting
 
 PAPER = Paper(
     key="BSJ25",
@@ -301,6 +301,29 @@ CLAIMS: tuple[Claim, ...] = (
         ),
         kind="trend",
         notes=(),
+        setting=Setting(
+            paper=(
+                ("dataset", "Example 1: x_j = (sin(2 pi j/8), cos(2 pi j/8)), G = ((-1)^j), N = 8 "
+                 "(Section 4, Fig. 2)"),
+                ("architecture", "bias-free ReLU MLP; projected GD on the first-order loss, "
+                 "||theta||^2 = L (Section 4.1, Fig. 2)"),
+                ("widths", "'varying width' (Section 4.1); the widths are not given in the text"),
+                ("depths", "3 (Fig. 2)"),
+            ),
+            tested=(
+                ("dataset", "Example 1's eight points and G, exactly; nightly the same"),
+                ("architecture", "bias-free ReLU MLP [2, w, w, 1], PGD on ||theta||^2 = 3; success: "
+                 "speed above s1 + (s2 - s1)/2"),
+                ("widths", "w in {4, 8, 16, 32, 64}; nightly the same"),
+                ("depths", "3"),
+                ("training length", "1000 PGD steps (a 500-step restart is a finding); nightly the same"),
+                ("init scale", "on the sphere: N(0, 1) entries rescaled, and U(-1, 1) layers each scaled to "
+                 "||W_l||_F = 1"),
+                ("learning rates", "0.1 for the first 500 steps, then a geometric decay to 1e-4"),
+                ("seeds", "20 runs per width and initialization scheme (dev/ci); 60 (nightly)"),
+            ),
+            at_paper_setting=False,
+        ),
     ),
     Claim(
         id="BSJ25.F1",
@@ -316,5 +339,36 @@ CLAIMS: tuple[Claim, ...] = (
         notes=(),
         tested_as="Full-batch GD on real data shipped with a package (scikit-learn's digits) in place of MNIST, at this "
         "machine's scale.",
+        setting=Setting(
+            paper=(
+                ("dataset", "MNIST (Section 3.3, Appendix B)"),
+                ("architecture", "fully connected ReLU MLP without biases, cross-entropy loss (Appendix B)"),
+                ("widths", "1000 neurons per hidden layer (Appendix B)"),
+                ("depths", "6 layers (Figs. 1, 3; Appendix B); 4 (Fig. 4)"),
+                ("training length", "1000 epochs (Appendix B)"),
+                ("init scale", "normal, mean 0, standard deviation 1/1000 (Appendix B)"),
+                ("normalization", "inputs (x/255 - mu)/sigma, MNIST's pixel mean and std (Appendix B)"),
+                ("batch sizes", "32 (Appendix B)"),
+                ("learning rates", "lr(t) = 10 / ||theta(t)||^4 (Appendix B)"),
+            ),
+            tested=(
+                ("dataset", "scikit-learn's digits, 300 training samples (30 per class of the 1257-sample "
+                 "split); nightly the same"),
+                ("architecture", "ReLU MLP without biases, linear output, cross-entropy; nightly the same"),
+                ("widths", "32"),
+                ("depths", "4 and 6 weight matrices"),
+                ("training length", "until each run's first plateau (<= 250 steps); long runs 3000 "
+                 "(depth 4), 1000 (depth 6) steps; nightly 4x the long runs"),
+                ("init scale", "N(0, 1e-2^2)"),
+                ("normalization", "inputs standardized per feature (training statistics)"),
+                ("batch sizes", "full batch (300)"),
+                ("learning rates", "steps of 0.02 ||theta|| until the loss is 1% below its start, then "
+                 "eta = (L / ||theta||^2)^((L-2)/2), the same cap"),
+                ("weight decay", "none"),
+                ("seeds", "40 (depth 4), 21 (depth 6) to the plateau, 3 long runs per depth (dev/ci); "
+                 "nightly 3x"),
+            ),
+            at_paper_setting=False,
+        ),
     ),
 )

@@ -1,7 +1,7 @@
 """GP22: Galanti & Poggio, CBMM Memo 134 (2022). The paper's record and its claims, in the order of the
 project's claims inventory (the spec they were written from, outside this repository)."""
 
-from claims.evidence.papers import Claim, Paper
+from claims.evidence.papers import Claim, Paper, Setting
 
 PAPER = Paper(
     key="GP22",
@@ -34,6 +34,45 @@ PAPER = Paper(
     ),
     version="CBMM Memo No. 134 dated March 28, 2022 (stated on the cover page)",
 )
+
+# The empirical claims' settings (``Claim.setting``): the memo's design as Sections 2.1 and 4 and
+# Appendix A state it, beside what the tests run (tests/claims/gp22/; claims/gp22/_experiments.py,
+# _architectures.py, _sgd.py) under the default profile (dev/ci) and, where it differs, under nightly.
+# The memo states no seeds or number of runs; SETTING_FIELDS has no optimizer or loss field, so momentum
+# and the schedule go with the learning rates and the loss with the architecture.
+_MEMO_INIT = "'a standard initialization procedure' (Section 2.1)"
+_MEMO_BN = "batch norm, variance detached (MLP-BN, RES-BN; Eq. (5)); none in MLP-5-500, MLP-10-100"
+_MEMO_SEC43 = (
+    ("dataset", "CIFAR10 (Figs. 2, 4, 5; Section 4.3)"),
+    ("architecture", "MLP-BN-10-100, RES-BN-5-500, MLP-5-500 (Section 4.3)"),
+    ("widths", "H = 100, 500 (the architectures' names, Section 4.1)"),
+    ("depths", "L = 10 hidden layers (MLP-BN-10-100), 5 residual blocks (RES-BN-5-500), 5 (MLP-5-500)"),
+    ("training length", "500 epochs (Section 4.3)"),
+    ("init scale", _MEMO_INIT),
+    ("normalization", _MEMO_BN),
+    ("batch sizes", "B in {2^(i+1)}, i = 1..6, i.e. 4 to 128 (Section 4.3)"),
+    ("learning rates", "initial eta in {0.001, 0.01, 0.1}, momentum 0.9, x 0.1 at epochs 60, 100, 200 "
+     "(Sections 4.1, 4.3)"),
+    ("weight decay", "lambda = 5e-4 (Section 4.3)"),
+)
+"""Section 4.3's batch-size and learning-rate runs (Figs. 2, 4, 5)."""
+_MEMO_FIG1 = (
+    ("dataset", "MNIST and CIFAR10 (Fig. 1)"),
+    ("architecture", "MLP-5-2000, CE and squared loss (Section 4.2, Fig. 1)"),
+    ("widths", "H = 2000"),
+    ("depths", "L = 5 hidden layers"),
+    ("training length", "2000 epochs (Section 4.2)"),
+    ("init scale", _MEMO_INIT),
+    ("normalization", "none (MLP-L-H: 'without applying batch normalization', Section 4.1)"),
+    ("batch sizes", "128 (Section 4.2)"),
+    ("learning rates", "0.1, 'without scheduling or momentum' (Section 4.2)"),
+    ("weight decay", "lambda in {0, 1e-6, 1e-5, 1e-4, 1e-3} (Section 4.2)"),
+)
+"""Section 4.2's runs (Fig. 1)."""
+_DIGITS = "scikit-learn's digits (1257 training samples, 64 inputs, 10 classes); nightly the same"
+_MLP = "MLP-4-32 (no batch norm, no biases); nightly the same"
+_INIT = "U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (torch.nn.Linear's default)"
+_NO_BN = "none (inputs standardized per feature)"
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(
@@ -135,6 +174,37 @@ CLAIMS: tuple[Claim, ...] = (
             "Each prediction its own trend test fixed before the data; rank as in Section 4.1: normalize the "
             "matrix and count singular values outside [-1e-4, 1e-4]."
         ),
+        setting=Setting(
+            paper=(
+                ("dataset", "CIFAR10 (Figs. 2-5: Section 4.3 tests Section 3.2's predictions)"),
+                *(item for item in _MEMO_SEC43
+                  if item[0] not in ("dataset", "architecture", "batch sizes", "weight decay")),
+                ("architecture", "MLP-BN-10-100, RES-BN-5-500, MLP-5-500; MLP-10-100 for lambda "
+                 "(Section 4.3)"),
+                ("batch sizes", "4 to 128 (B in {2^(i+1)}, i = 1..6); {16, 32, 64, 128} in the lambda runs "
+                 "(Section 4.3)"),
+                ("weight decay", "5e-4; lambda in {0, 1e-4, 2e-4, 4e-4, 8e-4, 6e-3} in the lambda runs "
+                 "(Section 4.3, Fig. 3)"),
+            ),
+            tested=(
+                ("dataset", _DIGITS),
+                ("architecture", _MLP),
+                ("widths", "32"),
+                ("depths", "4 hidden layers"),
+                ("training length", "40 epochs (the fixed-steps control: 1560 SGD steps); nightly the same"),
+                ("init scale", _INIT),
+                ("normalization", _NO_BN),
+                ("batch sizes", "base 32; B in {16, 32, 64, 128, 1257} (fixed epochs), {16, 32, 64} "
+                 "(fixed steps)"),
+                ("learning rates", "base 0.1, momentum 0.9, no schedule; eta in {0.025, 0.05, 0.1, 0.2}, "
+                 "{0.05, 0.1, 0.2} at eta lambda = 5e-4"),
+                ("weight decay", "base 5e-3; lambda in {1e-3, 2e-3, 4e-3, 6e-3}; 0 against 5e-3 "
+                 "(at eta 0.05)"),
+                ("seeds", "21-42 per level (22 per batch size, 28 per fixed-steps or fixed-product "
+                 "level, 42 at lambda 0 / 5e-3); nightly 3x"),
+            ),
+            at_paper_setting=False,
+        ),
     ),
     Claim(
         id="GP22.F1",
@@ -155,6 +225,25 @@ CLAIMS: tuple[Claim, ...] = (
             "d_lambda / d_0 >= 100 (Theil-Sen interval). Decided at the memo's 2000 epochs under nightly; ci's 100 "
             "epochs record the trajectory and are inconclusive."
         ),
+        setting=Setting(
+            paper=_MEMO_FIG1,
+            tested=(
+                ("dataset", _DIGITS),
+                ("architecture", "MLP-4-32 (no batch norm, no biases), CE and squared loss; "
+                 "nightly the same"),
+                ("widths", "32"),
+                ("depths", "4 hidden layers"),
+                ("training length", "100 epochs (dev/ci: recorded, lower-bound sentence inconclusive); 2000 "
+                 "(nightly: decided)"),
+                ("init scale", _INIT),
+                ("normalization", _NO_BN),
+                ("batch sizes", "128"),
+                ("learning rates", "0.1, no momentum or schedule"),
+                ("weight decay", "lambda in {0, 1e-3, 1e-2}"),
+                ("seeds", "3 per lambda, each lambda > 0 run with its lambda = 0 twin (dev/ci); 9 (nightly)"),
+            ),
+            at_paper_setting=False,
+        ),
     ),
     Claim(
         id="GP22.F2",
@@ -173,6 +262,42 @@ CLAIMS: tuple[Claim, ...] = (
             "data, at a scale that fits the machine (scikit-learn's digits in place of CIFAR10), on MLP-4-32 and "
             "RES-2-32 (no batch norm: the batch-norm families stay at full rank at this scale, piloted)."
         ),
+        setting=Setting(
+            paper=(
+                ("dataset", "CIFAR10 (Figs. 2-7)"),
+                ("architecture", "MLP-BN-10-100, RES-BN-5-500, MLP-5-500 (Sec. 4.3, App. A); MLP-10-100 for "
+                 "lambda (Sec. 4.3; Fig. 3: MLP-BN-10-100)"),
+                ("widths", "H = 100, 500 (the architectures' names, Section 4.1)"),
+                ("depths", "L = 10 hidden layers (MLP-BN-10-100), 5 residual blocks (RES-BN-5-500), "
+                 "5 (MLP-5-500)"),
+                ("training length", "500 epochs (Section 4.3); Appendix A states none"),
+                ("init scale", _MEMO_INIT),
+                ("normalization", _MEMO_BN),
+                ("batch sizes", "4 to 128 (Sec. 4.3); {16, 32, 64, 128} (lambda runs); {32, 64, 128} "
+                 "(App. A)"),
+                ("learning rates", "initial {0.001, 0.01, 0.1} (Sec. 4.3), 0.1 (lambda runs), "
+                 "{0.0125, 0.025, 0.05, 0.1} (App. A); momentum 0.9"),
+                ("weight decay", "5e-4 (Sec. 4.3, App. A); {0, 1e-4, 2e-4, 4e-4, 8e-4, 6e-3} "
+                 "(lambda runs, Fig. 3)"),
+            ),
+            tested=(
+                ("dataset", _DIGITS),
+                ("architecture", "MLP-4-32 (every sentence), RES-2-32 (the ResNet profile); no batch "
+                 "norm; nightly the same"),
+                ("widths", "32"),
+                ("depths", "4 hidden layers (MLP), 2 residual blocks (ResNet)"),
+                ("training length", "40 epochs (the B = 16 lambda contrast: 1560 steps); nightly the same"),
+                ("init scale", _INIT),
+                ("normalization", "none: the batch-norm families stay at full rank at this scale (piloted)"),
+                ("batch sizes", "B in {16, 32, 64, 128, 1257}; 32 elsewhere (16 in one lambda = 0 contrast)"),
+                ("learning rates", "eta in {0.025, 0.05, 0.1, 0.2}; 0.1 elsewhere (0.05 in the lambda = 0 "
+                 "contrasts); momentum 0.9"),
+                ("weight decay", "lambda in {1e-3, 2e-3, 4e-3, 6e-3}; 5e-3 elsewhere; 0 against 5e-3"),
+                ("seeds", "21-42 per level (22 per batch size and for RES-2-32, 42 per lambda = 0 contrast); "
+                 "nightly 3x"),
+            ),
+            at_paper_setting=False,
+        ),
     ),
     Claim(
         id="GP22.FB",
@@ -190,6 +315,28 @@ CLAIMS: tuple[Claim, ...] = (
             "Full-batch GD (B = m = 1257) against mini-batch SGD (B = 32) at the same rate, weight decay and number "
             "of updates (1560), MLP-4-32 on digits, own seeds per level: the rank lost in training is predicted "
             "larger with mini-batches. GD's steps cost m / B times SGD's, so the design runs under nightly."
+        ),
+        setting=Setting(
+            paper=(
+                ("dataset", "CIFAR10 (Section 4.3's batch-size runs, Figs. 2, 4, 5); the memo reports no "
+                 "full-batch GD run"),
+                *(item for item in _MEMO_SEC43 if item[0] not in ("dataset", "batch sizes")),
+                ("batch sizes", "4 to 128 (Section 4.3); GD (B = m) is predicted (Section 3.2), not run"),
+            ),
+            tested=(
+                ("dataset", "scikit-learn's digits (1257 training samples); nightly only (dev/ci: not run)"),
+                ("architecture", "MLP-4-32 (no batch norm, no biases); nightly only"),
+                ("widths", "32"),
+                ("depths", "4 hidden layers"),
+                ("training length", "1560 updates each (GD: 1560 epochs, SGD: 40); nightly only"),
+                ("init scale", _INIT),
+                ("normalization", _NO_BN),
+                ("batch sizes", "1257 = m (full-batch GD) against 32"),
+                ("learning rates", "0.1, momentum 0.9, no schedule"),
+                ("weight decay", "5e-3"),
+                ("seeds", "42 per level (14 x nightly's 3); nightly only"),
+            ),
+            at_paper_setting=False,
         ),
     ),
     Claim(
@@ -210,6 +357,24 @@ CLAIMS: tuple[Claim, ...] = (
             "momentum 0.9, lambda 5e-3, own seeds per batch size; a trend test with the grid's ends as ceiling and "
             "floor, its control the same test with the labels permuted."
         ),
+        setting=Setting(
+            paper=_MEMO_SEC43,
+            tested=(
+                ("dataset", _DIGITS),
+                ("architecture", _MLP),
+                ("widths", "32"),
+                ("depths", "4 hidden layers"),
+                ("training length", "20 epochs; nightly the same"),
+                ("init scale", _INIT),
+                ("normalization", _NO_BN),
+                ("batch sizes", "B in {16, 32, 64, 128}"),
+                ("learning rates", "every seed at eta in {0.025, 0.05, 0.1, 0.2, 0.4}, momentum 0.9, "
+                 "no schedule"),
+                ("weight decay", "5e-3"),
+                ("seeds", "21 per batch size (dev/ci); 63 (nightly)"),
+            ),
+            at_paper_setting=False,
+        ),
     ),
     Claim(
         id="GP22.AC",
@@ -229,6 +394,28 @@ CLAIMS: tuple[Claim, ...] = (
             "cross-entropy) for 400 epochs, own seeds per width: log10 max_i |l'| and log10 d over the last epoch "
             "each fall with the width (trend tests; runs below train accuracy 0.99 left out, as 'if trained "
             "successfully' says). Runs under nightly only (~160 CPU-s, 21 seeds per width)."
+        ),
+        setting=Setting(
+            paper=(
+                *(item for item in _MEMO_FIG1 if item[0] not in ("architecture", "widths", "weight decay")),
+                ("architecture", "MLP-5-2000, CE loss (Section 4.2); the memo varies no size"),
+                ("widths", "H = 2000 only"),
+                ("weight decay", "lambda = 0 (Sections 3.1, 4.2)"),
+            ),
+            tested=(
+                ("dataset", "scikit-learn's digits (1257 training samples); nightly only (dev/ci: not run)"),
+                ("architecture", "MLP-4-H (no batch norm, no biases), cross-entropy; nightly only"),
+                ("widths", "H in {16, 32, 64, 128}"),
+                ("depths", "4 hidden layers"),
+                ("training length", "400 epochs; nightly only"),
+                ("init scale", _INIT),
+                ("normalization", _NO_BN),
+                ("batch sizes", "128"),
+                ("learning rates", "0.1, no momentum or schedule"),
+                ("weight decay", "0"),
+                ("seeds", "21 per width (7 x nightly's 3); nightly only"),
+            ),
+            at_paper_setting=False,
         ),
     ),
 )
