@@ -32,8 +32,10 @@ from hypothesis.errors import InvalidArgument
 from claims.evidence._erratum import CONTENT, ErratumError, differing_fields, erratum_record
 from claims.evidence._kinds import KINDS, KindTally, margin
 
-VERDICTS = ("verified", "verified-with-correction", "refuted", "inconclusive", "not-run", "untested", "error")
-"""Claim verdicts. ``not-run``: the claim has tests, none of which ran in this selection;
+VERDICTS = ("verified", "verified-with-correction", "refuted", "not-reproduced", "inconclusive", "not-run", "untested",
+            "error")
+"""Claim verdicts. ``not-reproduced``: an empirical claim's effect absent or reversed at a scale other than the
+paper's (``claims.report._scope``); ``not-run``: the claim has tests, none of which ran in this selection;
 ``untested``: the suite has no test for it."""
 
 DECLARABLE = ("refuted", "inconclusive", "verified-with-correction")

@@ -35,8 +35,9 @@ Which changes are regressions is the caller's choice, in a small expression lang
 F is a number >= 1. The glob (``fnmatch``, case-sensitive) limits a rule to the claims it matches.
 
 Verdicts rank from best to worst: verified > verified-with-correction > inconclusive > not-run =
-untested > refuted > error. A correction is a weaker finding than the printed statement; an undecided
-claim still ran its evidence, which not-run and untested did not; refuted asserts that the statement
+untested > not-reproduced > refuted > error. A correction is a weaker finding than the printed statement; an
+undecided claim still ran its evidence, which not-run and untested did not; not-reproduced found an empirical
+effect absent or reversed at a scale other than the paper's (no counterexample); refuted asserts that the statement
 (even corrected) is false; an error means the suite itself broke and hides any other verdict, as in
 the report's own precedence. An unknown verdict ranks below error.
 
@@ -70,8 +71,9 @@ VERDICT_RANK = {
     "inconclusive": 2,
     "not-run": 3,
     "untested": 3,
-    "refuted": 4,
-    "error": 5,
+    "not-reproduced": 4,
+    "refuted": 5,
+    "error": 6,
 }
 """Best (0) to worst; see the module docstring for why."""
 

@@ -31,9 +31,10 @@ def id_order(erratum_id: str) -> list[Any]:
 
 
 def report_errata(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every erratum of the report, by paper (the report's order of papers), then by ID."""
+    """Every erratum of the report, by paper (the report's order of papers), then by ID; a question beyond the
+    papers (``origin`` "suite") has none: it is no paper's error."""
     papers = list(report.get("papers") or {})
-    errata = [e for c in report["claims"] for e in c.get("errata") or []]
+    errata = [e for c in report["claims"] if c.get("origin") != "suite" for e in c.get("errata") or []]
     return sorted(errata, key=lambda e: (papers.index(e["paper"]) if e["paper"] in papers else len(papers),
                                          id_order(e["id"])))
 

@@ -18,7 +18,9 @@ from claims.report._citation import citation_html
 from claims.report._errata import HTML_ANCHOR, claim_errata_line, errata_html, report_errata
 from claims.report._model import report_digest
 from claims.report._parts import (
+    BEYOND_PAPERS,
     LEGEND,
+    SETTING_HEADER,
     SUMMARY_HEADER,
     TEST_HEADER,
     Markup,
@@ -34,6 +36,9 @@ from claims.report._parts import (
     summary_line,
     test_cells,
     unlisted_lines,
+    beyond_paper_claims,
+    paper_claims,
+    setting_rows,
     verdict_parts,
     violation_parts,
 )
@@ -69,7 +74,7 @@ td code { word-break: break-all; }
 .verdict { font-weight: 600; }
 .v-verified { background: #d9f2d9; } .v-verified-with-correction { background: #e6f2c4; }
 .v-refuted { background: #f7d4d4; } .v-error { background: #f2b8b8; } .v-inconclusive { background: #fbecc4; }
-.v-not-run, .v-untested { background: #ececec; color: #555; }
+.v-not-run, .v-untested { background: #ececec; color: #555; } .v-not-reproduced { background: #f3e0c8; }
 figure { margin: 1rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: 0.9em; color: #444; }
 details > summary { cursor: pointer; }
@@ -105,9 +110,9 @@ def _table(header: tuple[str, ...], rows: list[list[str]], verdict_column: int |
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _summary_table(report: dict[str, Any]) -> str:
+def _summary_table(claims: list[dict[str, Any]]) -> str:
     rows = []
-    for c in report["claims"]:
+    for c in claims:
         cells = summary_cells(c, HTML)
         cells[0] = f'<a href="#{_escape(c["id"])}">{cells[0]}</a>'
         rows.append(cells)
@@ -140,6 +145,7 @@ def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None
           if reading_parts(c) else []),
         f'<p class="verdict-line v-{_escape(c["verdict"])}">{HTML.join(verdict_parts(c))}</p>',
         _list(c["why"]),
+        _table(SETTING_HEADER, setting_rows(c)) if setting_rows(c) else "",
     ]
     for failure in c["violations"]:
         out.append(f"<p>{HTML.join(violation_parts(failure))}</p>")
@@ -177,7 +183,9 @@ def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | No
         "<p>" + "<br>\n".join(HTML.join(parts) for parts in run_lines(report)) + "</p>",
         f"<p>{HTML.join(papers_parts(report))}</p>",
         f"<p>{HTML.join(LEGEND)}</p>",
-        _summary_table(report),
+        _summary_table(paper_claims(report)),
+        *((f"<h2>Questions beyond the papers</h2><p>{_escape(BEYOND_PAPERS)}</p>",
+           _summary_table(beyond_paper_claims(report))) if beyond_paper_claims(report) else ()),
         *(f"<p>{_escape(line)}</p>" for line in unlisted_lines(report)),
         f'<p><a href="#{HTML_ANCHOR}">Errata</a>: {len(report_errata(report))} errors of the papers, after the claims.</p>',
         *(_claim_section(c, figures) for c in report["claims"]),

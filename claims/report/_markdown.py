@@ -9,7 +9,9 @@ from claims.report._citation import citation_markdown
 from claims.report._errata import ERRATA_FILE, claim_errata_line, report_errata
 from claims.report._model import report_digest
 from claims.report._parts import (
+    BEYOND_PAPERS,
     LEGEND,
+    SETTING_HEADER,
     SUMMARY_HEADER,
     TEST_HEADER,
     Markup,
@@ -26,6 +28,9 @@ from claims.report._parts import (
     summary_line,
     test_cells,
     unlisted_lines,
+    beyond_paper_claims,
+    paper_claims,
+    setting_rows,
     verdict_parts,
     violation_parts,
 )
@@ -54,7 +59,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [md(partial), ""]
     lines += [md(parts) for parts in run_lines(report)]
     lines += ["", md(papers_parts(report)), "", md(LEGEND), ""]
-    lines += _table(SUMMARY_HEADER, (summary_cells(c, MARKDOWN) for c in report["claims"]))
+    lines += _table(SUMMARY_HEADER, (summary_cells(c, MARKDOWN) for c in paper_claims(report)))
+    if beyond_paper_claims(report):
+        lines += ["", "## Questions beyond the papers", "", BEYOND_PAPERS, ""]
+        lines += _table(SUMMARY_HEADER, (summary_cells(c, MARKDOWN) for c in beyond_paper_claims(report)))
     lines += [line for text in unlisted_lines(report) for line in ("", text)]
     lines += ["", f"Errata: {len(report_errata(report))} errors of the papers, listed in [{ERRATA_FILE}]({ERRATA_FILE})."]
     lines.append("")
@@ -67,6 +75,8 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines += ["### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]
         lines.append(md(verdict_parts(c)))
         lines += [f"- {reason}" for reason in c["why"]]
+        if setting_rows(c):
+            lines += [""] + _table(SETTING_HEADER, ([_cell(v) for v in row] for row in setting_rows(c)))
         for failure in c["violations"]:
             lines += ["", md(violation_parts(failure))]
             if failure["falsifying_example"]:

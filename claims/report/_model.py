@@ -24,13 +24,11 @@ The rules that turn tests into a verdict are here and nowhere else:
   ``refuted``; only a failed statement check refutes (``claims.report._power``);
 - a claim with tests none of which ran is ``not-run``; a claim without tests is ``untested``.
 
-Figures: a test's evidence carries its figures as base64 PNGs (``claims.record_figure``); the
-``TestRecord`` decodes them into ``Figure`` objects and drops them from the evidence, so the report
-dict holds only their relative paths (``figures/<claim IDs>__<test>__<name>.png``). ``build_report``
-returns a ``Report``: a plain dict (what ``claims.json`` holds) whose ``figure_bytes`` attribute is
-the side table {path: PNG bytes} that ``write_report`` writes beside the report. The report also
-carries ``citation``: the content digest of its results, and whether the report may be cited
-(``citable``: only a full, complete run's; ``not_citable_because`` says why not) (``claims.report._citation``).
+Figures: a test's evidence carries its figures as base64 PNGs (``claims.record_figure``), decoded by
+``TestRecord``; the report dict holds their relative paths, ``build_report``'s ``Report`` the bytes
+(``figure_bytes``). ``citation``: the results' content digest and whether the report may be cited
+(``claims.report._citation``). Scope (``claims.report._scope``): ``not-reproduced``, settings, questions
+beyond the papers counted apart (``summary_beyond_papers``).
 
 Evidence by kind (additive to schema 2): each test entry and each claim entry has ``by_kind``, its cases
 tallied per kind of check (``claims.evidence._kinds``; a claim's over its evidence tests), from which the
@@ -58,11 +56,12 @@ from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nea
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
 from claims.report._citation import DIGEST_OF, content_digest, not_citable_because
 from claims.report._power import LACKED_POWER, lacked_power_reason, shortfalls
+from claims.report._scope import scoped_verdict, setting_fields, summaries
 from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
 
 SCHEMA = "lowrank-claims/report/2"
 
-_PRECEDENCE = ("error", "refuted", "inconclusive", "verified-with-correction", "verified")
+_PRECEDENCE = ("error", "refuted", "not-reproduced", "inconclusive", "verified-with-correction", "verified")
 
 NOT_RUN = "not-run"
 SKIPPED_IN_SETUP = "skipped in setup: "
@@ -503,7 +502,8 @@ def claim_entry(
         why.append(lacked_power)
     if why and verdict in ("verified", "verified-with-correction", "refuted") and not refuted_by_a_check:
         verdict = "inconclusive"
-
+    verdict, rescoped = scoped_verdict(claim, verdict)
+    why += [rescoped] if rescoped else []
     errata, conflicts = claim_errata(claim.id, tests)
     if conflicts:  # one erratum ID, two contents: the suite contradicts itself, whatever the checks said
         verdict = "error"
@@ -526,6 +526,7 @@ def claim_entry(
         "tested_as": claim.tested_as or None,
         "extraction": claim.extraction or None,
         "origin": claim.origin,
+        **setting_fields(claim),
         "verdict": verdict,
         "why": why,
         "correction": "; ".join(corrections) or None,
@@ -573,7 +574,7 @@ def build_report(
     suites = suites or {}
     paths = figure_paths(tests.values())
     claims = [claim_entry(CLAIMS[i], records, suites.get(i), paths) for i, records in by_claim.items()]
-    summary = {verdict: sum(c["verdict"] == verdict for c in claims) for verdict in VERDICTS}
+    summary, beyond_papers = summaries(claims, VERDICTS)
     figure_bytes = {paths[(r.nodeid, f.name)]: f.png for r in tests.values() for f in r.figures if f.png}
     figure_bytes |= {alternate_path(paths[(r.nodeid, f.name)], kind): data
                      for r in tests.values() for f in r.figures for kind, data in f.alternates.items()}
@@ -588,7 +589,7 @@ def build_report(
                 "citable": why_not is None, "not_citable_because": why_not,  # only a full, complete run
             },
             "claims": claims,
-            "summary": summary,
+            "summary": summary, "summary_beyond_papers": beyond_papers,  # the papers'; the suite's questions
         },
         figure_bytes=figure_bytes,
     )

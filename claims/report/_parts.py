@@ -22,6 +22,26 @@ from claims.report._headline import (
     per_test_headline,
 )
 from claims.report._model import NOT_RUN, why_text
+from claims.report._scope import SUITE, scale_sentence
+
+BEYOND_PAPERS = ("Questions beyond the papers: the suite's own questions, asked with a paper's objects. No paper "
+                 "states them, so their answers are findings, counted apart: never a paper's refutation or erratum.")
+SETTING_HEADER = ("Setting", "The paper", "Tested here")
+
+
+def paper_claims(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The claims that state a paper's sentence (a report from before ``origin``: every claim)."""
+    return [c for c in report["claims"] if c.get("origin") != SUITE]
+
+
+def beyond_paper_claims(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The suite's own questions about the papers."""
+    return [c for c in report["claims"] if c.get("origin") == SUITE]
+
+
+def setting_rows(c: dict[str, Any]) -> list[list[str]]:
+    """An empirical claim's setting, field by field: the paper's beside the tested one (none: [])."""
+    return [[name, values["paper"], values["tested"]] for name, values in (c.get("setting") or {}).items()]
 
 
 def summary_line(report: dict[str, Any]) -> str:
@@ -29,6 +49,8 @@ def summary_line(report: dict[str, Any]) -> str:
     incomplete."""
     run = report["run"]
     counts = ", ".join(f"{n} {verdict}" for verdict, n in report["summary"].items() if n)
+    beyond = ", ".join(f"{n} {verdict}" for verdict, n in (report.get("summary_beyond_papers") or {}).items() if n)
+    counts += f"; questions beyond the papers: {beyond}" if beyond else ""
     scope = ""
     if run.get("selection") == "partial":
         scope = f" (partial run, {len(run.get('selected_claims', []))} claims selected)"
@@ -209,7 +231,9 @@ def reading_parts(c: dict[str, Any]) -> list[Parts]:
 
 
 def verdict_parts(c: dict[str, Any]) -> Parts:
-    return ["Verdict: ", Strong(c["verdict"]), f". {reading(c)}"]
+    """The verdict sentence, with the scale it was decided at for an empirical claim."""
+    scale = scale_sentence(c)
+    return ["Verdict: ", Strong(c["verdict"]), f". {reading(c)}" + (f" {scale}" if scale else "")]
 
 
 def violation_parts(failure: dict[str, Any]) -> Parts:

@@ -20,7 +20,7 @@ from claims.report._parts import summary_line
 SHOWN_IDS = 20
 """At most this many claim IDs on one verdict's line; the rest are counted."""
 
-_ORDER = ("error", "refuted", "inconclusive", "verified-with-correction", "not-run", "untested")
+_ORDER = ("error", "refuted", "not-reproduced", "inconclusive", "verified-with-correction", "not-run", "untested")
 """Verdict lines from the most to the least pressing (``verified`` has none)."""
 
 
@@ -29,9 +29,13 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     run = report["run"]
     chosen = set(run.get("selected_claims") or []) if run.get("selection") == "partial" else None
     by_verdict: dict[str, list[str]] = {}
+    beyond: list[str] = []
     for claim in report["claims"]:
         if chosen is None or claim["id"] in chosen:
-            by_verdict.setdefault(claim["verdict"], []).append(claim["id"])
+            if claim.get("origin") == "suite":  # a question beyond the papers: counted apart, never a paper's
+                beyond.append(f"{claim['id']} {claim['verdict']}")
+            else:
+                by_verdict.setdefault(claim["verdict"], []).append(claim["id"])
     order = [*_ORDER, *(v for v in VERDICTS if v not in _ORDER and v != "verified")]
     lines = []
     for verdict in order:
@@ -40,6 +44,8 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
             continue
         shown = ", ".join(ids[:SHOWN_IDS]) + (f", and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
         lines.append(f"  {verdict} ({len(ids)}): {shown}")
+    if beyond:
+        lines.append(f"  questions beyond the papers ({len(beyond)}): {', '.join(beyond)}")
     return lines
 
 
