@@ -1,8 +1,9 @@
 """Command line: ``python -m claims inventory`` prints the registry as the Markdown of CLAIMS.md;
 ``python -m claims citation-references [--update CITATION.cff]`` prints (or writes into the file) the
 ``references`` of CITATION.cff, rendered from the paper records; ``python -m claims cite [REPORT]``
-prints how to cite a report (refusing a partial or incomplete run's); ``python -m claims compare OLD NEW``
-compares two claims reports (a partial one on the claims it selected) and exits 1 on a regression;
+prints how to cite a report (refusing a partial or incomplete run's, and one with a failed or errored
+test); ``python -m claims compare OLD NEW`` compares two claims reports (a partial one on the claims it
+selected) and exits 1 on a regression;
 ``python -m claims errata [REPORT]`` prints a report's errata sheet (errata.md) and ``python -m claims latex
 [REPORT]`` its verdicts and errata as LaTeX tables (REPORT: default reports/claims.json; a history entry's
 .json.gz will do)."""
@@ -60,7 +61,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _cite(args: argparse.Namespace) -> int:
-    """The citation of a report; a partial or incomplete run's report is refused (exit 2)."""
+    """The citation of a report; refused (exit 2) when the report is not citable (a partial or incomplete
+    run's, one with a failed or errored test)."""
     try:
         text = citation_text(load_report(args.report))
     except BaselineError as error:
@@ -112,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     references.add_argument("--update", metavar="CFF", help="rewrite the references block of this file in place")
     citing = commands.add_parser(
-        "cite", help="print how to cite a report (its commit, digest, BibTeX); refuses a partial or incomplete run's"
+        "cite", help="print how to cite a report (its commit, digest, BibTeX); refuses a partial or "
+        "incomplete run's, and one with a failed or errored test"
     )
     citing.add_argument("report", metavar="REPORT", nargs="?", default="reports/claims.json",
                         help="a report file (default: reports/claims.json)")

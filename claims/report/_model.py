@@ -28,7 +28,8 @@ dict holds only their relative paths (``figures/<claim IDs>__<test>__<name>.png`
 returns a ``Report``: a plain dict (what ``claims.json`` holds) whose ``figure_bytes`` attribute is
 the side table {path: PNG bytes} that ``write_report`` writes beside the report. The report also
 carries ``citation``: the content digest of its results, and whether the report may be cited
-(``citable``: only a full, complete run's; ``not_citable_because`` says why not) (``claims.report._citation``).
+(``citable``: only a full, complete run's in which no test failed or ended in an error;
+``not_citable_because`` says why not, naming the failed tests and their claims) (``claims.report._citation``).
 
 Evidence by kind (additive to schema 2): each test entry and each claim entry has ``by_kind``, its cases
 tallied per kind of check (``claims.evidence._kinds``; a claim's over its evidence tests), from which the
@@ -563,7 +564,7 @@ def build_report(
     figure_bytes = {paths[(r.nodeid, f.name)]: f.png for r in tests.values() for f in r.figures if f.png}
     figure_bytes |= {alternate_path(paths[(r.nodeid, f.name)], kind): data
                      for r in tests.values() for f in r.figures for kind, data in f.alternates.items()}
-    why_not = not_citable_because({"run": run})
+    why_not = not_citable_because({"run": run, "claims": claims})  # partial, incomplete, a test failed
     return Report(
         {
             "schema": SCHEMA,
@@ -571,7 +572,7 @@ def build_report(
             "run": run,
             "citation": {
                 "digest": content_digest({"claims": claims}), "digest_of": DIGEST_OF,
-                "citable": why_not is None, "not_citable_because": why_not,  # only a full, complete run
+                "citable": why_not is None, "not_citable_because": why_not,
             },
             "claims": claims,
             "summary": summary,
