@@ -1,6 +1,6 @@
 """Issue 33: a run with a failed or errored test is not citable (``claims.report._citation``:
-``not_citable_because``, ``failed_tests``; the report's banner; ``python -m claims cite``). Reports are built
-by the report's own ``build_report``, from hand-written test records."""
+``not_citable_because``, ``failed_tests``; the report's banner; the terminal's line; ``python -m claims
+cite``). Reports are built by the report's own ``build_report``, from hand-written test records."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from claims.report._html import render_html
 from claims.report._json import dumps
 from claims.report._markdown import render_markdown
 from claims.report._model import TestRecord, build_report
+from claims.session._summary import SHOWN_IDS, failure_line, terminal_lines
 
 RUN = {
     "started": "2026-01-02T03:04:05+00:00", "finished": "2026-01-02T03:05:00+00:00", "complete": True,
@@ -114,6 +115,26 @@ def test_the_report_says_so_at_its_top_lists_the_failed_tests_and_offers_no_bibt
     assert 'id="how-to-cite"' in render_html(clean())
     with pytest.raises(ValueError, match=f"not citable: 2 tests of the run failed .*{BROKEN}"):
         citation_text(report)
+
+
+# ---------------------------------------------------------------------------- rule 2: the terminal
+
+
+def test_the_terminal_names_the_failed_tests_and_their_claims_in_a_line_of_their_own(tmp_path):
+    lines = terminal_lines(with_failures(), tmp_path)
+    assert lines[-1] == (f"  failed or errored tests (2), not citable: {BROKEN} (error; LJ22.L1, GP22.L2), "
+                         f"{REFUTING} (failed; GP22.L1)")
+    assert lines[0].startswith("claims: ") and sum("failed or errored" in line for line in lines) == 1
+    assert failure_line(clean()) is None
+    assert not any("failed or errored" in line for line in terminal_lines(clean(), tmp_path))
+    many = []
+    for i in range(SHOWN_IDS + 3):
+        record = TestRecord(f"tests/t.py::test_{i:02d}", ["GP22.L1"], False)
+        record.update("call", "failed", {"violation": "v"}, 0.0)
+        many.append(record)
+    line = failure_line(built(*many))
+    assert line.startswith(f"  failed or errored tests ({SHOWN_IDS + 3}), not citable: ")
+    assert line.endswith(", and 3 more")
 
 
 # ---------------------------------------------------------------------------------- rule 3: cite
