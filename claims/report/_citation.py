@@ -14,6 +14,13 @@ whitespace, ASCII) with the volatile keys removed: per-test ``duration`` and eve
 a wall time (``VOLATILE_KEYS``). Figure PNG bytes are never part of the report; their paths are
 stable names, so they stay in.
 
+A report read back is checked against its digest (``digest_mismatch``): ``python -m claims cite`` and
+``compare`` refuse a report whose content no longer hashes to its stored digest (one verdict edited in a copy
+of claims.json), naming both digests. A history entry drops each test's ``series``, so it cannot match the
+full report's digest: it carries its own, ``citation.entry_digest`` (the digest of what the entry holds,
+``ENTRY_DIGEST``), and is checked against that. A report with neither to check (no digest at all, or a history
+entry saved before entries had their own) is read unchecked (``digest_checkable`` says so).
+
 ``PAPERS`` is every paper's bibliographic record (``claims/evidence/papers/``, one file per paper),
 pinned to the versions whose texts the claims were encoded from: the citation block renders them as
 BibTeX, and the ``references`` of ``CITATION.cff`` are rendered from them by ``cff_references_text``
@@ -79,6 +86,45 @@ def content_digest(report: dict[str, Any]) -> str:
     text = json.dumps(_canonical(stable_claims(report)), sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       allow_nan=False)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+ENTRY_DIGEST = "entry_digest"
+"""The key of ``citation`` that a history entry (the report without its tests' ``series``) stores its own
+content digest under: the full report's ``digest`` hashes the series too, so an entry cannot be checked
+against it."""
+
+
+def series_dropped(report: dict[str, Any]) -> bool:
+    """Whether some test of the report has no ``series`` key (a history entry: ``save_run`` drops them)."""
+    tests = (t for c in report.get("claims") or [] if isinstance(c, dict) for t in c.get("evidence") or [])
+    return any(isinstance(t, dict) and "series" not in t for t in tests)
+
+
+def _stored_digest(report: dict[str, Any]) -> tuple[str, str | None]:
+    """Which stored digest the report's content must hash to: (its name, its value or None)."""
+    citation = report.get("citation") or {}
+    if series_dropped(report):
+        return "entry digest", citation.get(ENTRY_DIGEST)
+    return "digest", citation.get("digest")
+
+
+def digest_checkable(report: dict[str, Any]) -> bool:
+    """Whether the report stores a digest its content can be checked against (``digest_mismatch``)."""
+    return bool(_stored_digest(report)[1])
+
+
+def digest_mismatch(report: dict[str, Any]) -> str | None:
+    """Why the report's content is not the content its stored digest names (both digests), or None when
+    it is, or when there is nothing to check (``digest_checkable``)."""
+    name, stored = _stored_digest(report)
+    if not stored:
+        return None
+    computed = content_digest(report)
+    if computed == stored:
+        return None
+    return (f"its content does not match its stored {name}: stored sha256:{stored}, computed from its "
+            f"content sha256:{computed}; it was changed after the run wrote it (use the report the run "
+            "wrote, or rerun)")
 
 
 # ---------------------------------------------------------------------------------------- papers

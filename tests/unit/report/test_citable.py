@@ -1,21 +1,38 @@
-"""Issue 33: a run with a failed or errored test is not citable (``claims.report._citation``:
-``not_citable_because``, ``failed_tests``; the report's banner; the terminal's line; ``python -m claims
-cite``). Reports are built by the report's own ``build_report``, from hand-written test records."""
+"""Issue 33: a run with a failed or errored test is not citable, and a report edited after its run wrote it
+is refused (``claims.report._citation``: ``not_citable_because``, ``failed_tests``, ``digest_mismatch``; the
+report's banner; the terminal's line; ``python -m claims cite`` and ``compare``). Reports are built by the
+report's own ``build_report``, from hand-written test records."""
 
 from __future__ import annotations
 
+import copy
+import gzip
 import json
+from pathlib import Path
 
 import pytest
 
 import claims
 from claims.__main__ import main
-from claims.report._citation import citation_block, citation_text, failed_tests, not_citable_because
+from claims.report._citation import (
+    ENTRY_DIGEST,
+    citation_block,
+    citation_text,
+    content_digest,
+    digest_mismatch,
+    failed_tests,
+    not_citable_because,
+)
+from claims.report._history import BaselineError, load_report, save_run
 from claims.report._html import render_html
 from claims.report._json import dumps
 from claims.report._markdown import render_markdown
 from claims.report._model import TestRecord, build_report
 from claims.session._summary import SHOWN_IDS, failure_line, terminal_lines
+
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
+REFERENCE = ROOT / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+"""A committed full ``ci`` report (tests/data/README.md): an entry saved before entries had a digest."""
 
 RUN = {
     "started": "2026-01-02T03:04:05+00:00", "finished": "2026-01-02T03:05:00+00:00", "complete": True,
@@ -151,3 +168,66 @@ def test_cite_refuses_a_report_with_a_failed_test_and_says_why(tmp_path, capsys)
     path.write_text(dumps(clean(), indent=2))
     assert main(["cite", str(path)]) == 0
     assert f"sha256:{clean()['citation']['digest']}" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------- rule 4: the digest is checked
+
+
+def tampered_copy(report: dict, path: Path) -> Path:
+    """A copy of ``report`` with one verdict edited, as a hand could edit claims.json."""
+    edited = copy.deepcopy(report)
+    claim = next(c for c in edited["claims"] if c["id"] == "LJ22.L1")
+    assert claim["verdict"] != "refuted"
+    claim["verdict"] = "refuted"
+    path.write_text(dumps(edited, indent=2))
+    return path
+
+
+def test_cite_and_compare_refuse_a_report_edited_after_its_run_naming_both_digests(tmp_path, capsys):
+    report = clean()
+    original = tmp_path / "claims.json"
+    original.write_text(dumps(report, indent=2))
+    copied = tampered_copy(report, tmp_path / "copy.json")
+    stored, edited = report["citation"]["digest"], content_digest(json.loads(copied.read_text()))
+    assert stored != edited
+    message = (f"its content does not match its stored digest: stored sha256:{stored}, computed from its "
+               f"content sha256:{edited}")
+    assert digest_mismatch(json.loads(copied.read_text())).startswith(message)
+    assert digest_mismatch(json.loads(original.read_text())) is None
+    assert main(["cite", str(copied)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith(f"error: {copied}: {message}")
+    for old, new in ((original, copied), (copied, original)):
+        assert main(["compare", str(old), str(new)]) == 2
+        captured = capsys.readouterr()
+        why = digest_mismatch(json.loads(copied.read_text()))
+        assert captured.out == "" and captured.err == f"error: {copied}: {why}\n"
+    assert main(["compare", str(original), str(original)]) == 0 and main(["cite", str(original)]) == 0
+    for command in ("errata", "latex"):  # every reader of a report: the LaTeX captions print its digest
+        assert main([command, str(copied)]) == 2
+    capsys.readouterr()
+
+
+def test_a_history_entry_is_checked_against_its_own_digest(tmp_path, capsys):
+    """An entry drops its tests' series, which the report's digest hashes: it stores the digest of what it
+    holds, and an edit of it is refused; the report's digest is the one cited."""
+    report = clean()
+    entry = save_run(report, tmp_path / "history")
+    data = json.loads(gzip.decompress(entry.read_bytes()))
+    assert data["citation"]["digest"] == report["citation"]["digest"] != data["citation"][ENTRY_DIGEST]
+    assert data["citation"][ENTRY_DIGEST] == content_digest(data) and load_report(entry) == data
+    assert main(["cite", str(entry)]) == 0
+    assert f"sha256:{report['citation']['digest']}" in capsys.readouterr().out
+    edited = tampered_copy(data, tmp_path / "entry.json")
+    with pytest.raises(BaselineError, match="its content does not match its stored entry digest: stored sha"):
+        load_report(edited)
+    assert main(["compare", str(entry), str(edited)]) == 2 and "entry digest" in capsys.readouterr().err
+
+
+def test_the_committed_reference_still_loads_and_compares_but_is_not_cited_unchecked(capsys):
+    """The reference was saved before entries had their own digest: nothing to check it against, so it is
+    read as before (compare), but its digest, of series it no longer holds, is not cited."""
+    assert main(["compare", str(REFERENCE), str(REFERENCE)]) == 0
+    assert "no regression" in capsys.readouterr().out
+    assert main(["cite", str(REFERENCE)]) == 2
+    assert "its digest cannot be checked against its content" in capsys.readouterr().err
