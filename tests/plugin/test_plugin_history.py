@@ -98,9 +98,11 @@ def test_an_edited_baseline_verdict_fails_the_session(pytester, capsys):
     edited.write_text(json.dumps(report))
     stored = report["citation"][ENTRY_DIGEST]
     tampered = run(pytester, f"--claims-compare={edited}")
-    assert tampered.ret == pytest.ExitCode.USAGE_ERROR and not (pytester.path / "reports" / "partial").exists()
+    assert tampered.ret == pytest.ExitCode.USAGE_ERROR
+    assert not (pytester.path / "reports" / "partial").exists()  # refused before any test ran
     report["citation"][ENTRY_DIGEST] = content_digest(report)
-    assert f"stored sha256:{stored}, computed from its content sha256:{content_digest(report)}" in tampered.stderr.str()
+    named = f"stored sha256:{stored}, computed from its content sha256:{content_digest(report)}"
+    assert named in tampered.stderr.str()
     edited.write_text(json.dumps(report))
     result = run_subprocess(pytester, f"--claims-compare={edited}", "--claims-compare-fail=verdict:any")
     assert result.ret == 1, result.stdout.str()
