@@ -1,8 +1,10 @@
 """Command line: ``python -m claims inventory`` prints the registry as the Markdown of CLAIMS.md;
 ``python -m claims citation-references [--update CITATION.cff]`` prints (or writes into the file) the
 ``references`` of CITATION.cff, rendered from the paper records; ``python -m claims cite [REPORT]``
-prints how to cite a report (refusing a partial or incomplete run's); ``python -m claims compare OLD NEW``
-compares two claims reports (a partial one on the claims it selected) and exits 1 on a regression;
+prints how to cite a report (refusing a partial or incomplete run's, one with a failed or errored test,
+and one whose digest cannot be checked); ``python -m claims compare OLD NEW`` compares two claims reports
+(a partial one on the claims it selected) and exits 1 on a regression; every command that reads a report
+refuses one whose content does not match its stored digest (edited after its run wrote it), naming both;
 ``python -m claims errata [REPORT]`` prints a report's errata sheet (errata.md) and ``python -m claims latex
 [REPORT]`` its verdicts and errata as LaTeX tables (REPORT: default reports/claims.json; a history entry's
 .json.gz will do)."""
@@ -23,7 +25,7 @@ from claims.report._compare import (
     render_table,
 )
 from claims.report._cff import cff_references_text, with_references
-from claims.report._citation import citation_text
+from claims.report._citation import citation_text, digest_checkable, series_dropped
 from claims.report._errata import render_errata_markdown
 from claims.report._history import BaselineError, load_baseline, load_report
 from claims.report._latex import render_latex
@@ -59,10 +61,21 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+UNCHECKABLE = (
+    "its digest cannot be checked against its content (a history entry saved without its tests' series "
+    "before entries stored a digest of their own); cite the claims.json the run wrote"
+)
+
+
 def _cite(args: argparse.Namespace) -> int:
-    """The citation of a report; a partial or incomplete run's report is refused (exit 2)."""
+    """The citation of a report; refused (exit 2) when the report is not citable (a partial or incomplete
+    run's, one with a failed or errored test), edited after its run wrote it (``load_report`` checks the
+    digest), or a history entry whose digest cannot be checked."""
     try:
-        text = citation_text(load_report(args.report))
+        report = load_report(args.report)
+        if series_dropped(report) and not digest_checkable(report):  # an old history entry
+            raise ValueError(UNCHECKABLE)
+        text = citation_text(report)
     except BaselineError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -112,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     references.add_argument("--update", metavar="CFF", help="rewrite the references block of this file in place")
     citing = commands.add_parser(
-        "cite", help="print how to cite a report (its commit, digest, BibTeX); refuses a partial or incomplete run's"
+        "cite", help="print how to cite a report (its commit, digest, BibTeX); refuses a partial or "
+        "incomplete run's, one with a failed or errored test, and one edited after its run wrote it"
     )
     citing.add_argument("report", metavar="REPORT", nargs="?", default="reports/claims.json",
                         help="a report file (default: reports/claims.json)")

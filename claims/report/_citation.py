@@ -1,8 +1,10 @@
 """Citing a claims report: a content digest of its results, and "How to cite this report".
 
-Only a full, complete run's report is citable (``not_citable_because``): a partial or incomplete
-run's report carries a "Not citable" banner instead of the block, ``citation.citable`` false in its
-JSON, and ``python -m claims cite`` refuses it.
+Only a full, complete run in which no test failed or ended in an error is citable
+(``not_citable_because``): a partial or incomplete run's report, or one with a failed or errored test
+(``failed_tests``: a per-test ``outcome`` of ``failed`` or ``error`` in a claim's ``evidence``), carries a
+"Not citable" banner instead of the block (with the failed tests and the claims they touch),
+``citation.citable`` false in its JSON, and ``python -m claims cite`` refuses it.
 
 The digest names the *results* of a run, not the run: two runs that found the same thing (same
 verdicts, cases, errors, notes, figure paths) have the same digest whatever their xdist worker
@@ -11,6 +13,13 @@ It is the SHA-256 of the report's ``claims`` section as canonical JSON (sorted k
 whitespace, ASCII) with the volatile keys removed: per-test ``duration`` and every key that holds
 a wall time (``VOLATILE_KEYS``). Figure PNG bytes are never part of the report; their paths are
 stable names, so they stay in.
+
+A report read back is checked against its digest (``digest_mismatch``): ``python -m claims cite`` and
+``compare`` refuse a report whose content no longer hashes to its stored digest (one verdict edited in a copy
+of claims.json), naming both digests. A history entry drops each test's ``series``, so it cannot match the
+full report's digest: it carries its own, ``citation.entry_digest`` (the digest of what the entry holds,
+``ENTRY_DIGEST``), and is checked against that. A report with neither to check (no digest at all, or a history
+entry saved before entries had their own) is read unchecked (``digest_checkable`` says so).
 
 ``PAPERS`` is every paper's bibliographic record (``claims/evidence/papers/``, one file per paper),
 pinned to the versions whose texts the claims were encoded from: the citation block renders them as
@@ -79,6 +88,45 @@ def content_digest(report: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
+ENTRY_DIGEST = "entry_digest"
+"""The key of ``citation`` that a history entry (the report without its tests' ``series``) stores its own
+content digest under: the full report's ``digest`` hashes the series too, so an entry cannot be checked
+against it."""
+
+
+def series_dropped(report: dict[str, Any]) -> bool:
+    """Whether some test of the report has no ``series`` key (a history entry: ``save_run`` drops them)."""
+    tests = (t for c in report.get("claims") or [] if isinstance(c, dict) for t in c.get("evidence") or [])
+    return any(isinstance(t, dict) and "series" not in t for t in tests)
+
+
+def _stored_digest(report: dict[str, Any]) -> tuple[str, str | None]:
+    """Which stored digest the report's content must hash to: (its name, its value or None)."""
+    citation = report.get("citation") or {}
+    if series_dropped(report):
+        return "entry digest", citation.get(ENTRY_DIGEST)
+    return "digest", citation.get("digest")
+
+
+def digest_checkable(report: dict[str, Any]) -> bool:
+    """Whether the report stores a digest its content can be checked against (``digest_mismatch``)."""
+    return bool(_stored_digest(report)[1])
+
+
+def digest_mismatch(report: dict[str, Any]) -> str | None:
+    """Why the report's content is not the content its stored digest names (both digests), or None when
+    it is, or when there is nothing to check (``digest_checkable``)."""
+    name, stored = _stored_digest(report)
+    if not stored:
+        return None
+    computed = content_digest(report)
+    if computed == stored:
+        return None
+    return (f"its content does not match its stored {name}: stored sha256:{stored}, computed from its "
+            f"content sha256:{computed}; it was changed after the run wrote it (use the report the run "
+            "wrote, or rerun)")
+
+
 # ---------------------------------------------------------------------------------------- papers
 
 PAPERS: tuple[Paper, ...] = PAPER_RECORDS
@@ -126,19 +174,58 @@ def report_bibtex(report: dict[str, Any], digest: str) -> str:
 # -------------------------------------------------------------------------------------- citable
 
 
+FAILED_OUTCOMES = ("failed", "error")
+"""The per-test outcomes that make a report not citable: a check that found a counterexample its test did
+not expect (or a control that accepted), and a test that broke (setup, teardown, a NaN, a failing finding)."""
+
+SHOWN_FAILURES = 10
+"""At most this many failed tests named in ``not_citable_because``'s sentence; the report lists them all."""
+
+
+def failed_tests(report: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """Every test of the report whose outcome is ``failed`` or ``error``, once each in report order:
+    (nodeid, outcome, the IDs of the claims it evidences)."""
+    found: dict[str, tuple[str, list[str]]] = {}
+    for claim in report.get("claims") or []:
+        for test in claim.get("evidence") or []:
+            if isinstance(test, dict) and test.get("outcome") in FAILED_OUTCOMES:
+                _, ids = found.setdefault(str(test.get("nodeid")), (test["outcome"], []))
+                if claim.get("id") not in ids:
+                    ids.append(claim.get("id"))
+    return [(nodeid, outcome, ids) for nodeid, (outcome, ids) in found.items()]
+
+
+def failed_test_text(nodeid: str, outcome: str, claim_ids: list[str]) -> str:
+    """One failed test as the report and the terminal name it: ``t.py::test_a (failed; LJ22.L1)``."""
+    return f"{nodeid} ({outcome}; {', '.join(claim_ids)})"
+
+
 def not_citable_because(report: dict[str, Any]) -> str | None:
-    """Why ``report`` must not be cited, or None when it may be: only a full, complete run reports on the
-    suite. A partial run selected some claim tests (every other claim reads not-run), and an incomplete
-    run stopped before every selected test finished; either would be cited as the suite's finding."""
+    """Why ``report`` must not be cited, or None when it may be: only a full, complete run in which every
+    test that finished passed reports on the suite. A partial run selected some claim tests (every other
+    claim reads not-run), and an incomplete run stopped before every selected test finished; either would be
+    cited as the suite's finding. A failed or errored test (``failed_tests``) is a result the suite did not
+    expect (a check's counterexample, a control that accepted) or a broken test: its claims' verdicts are the
+    run's accident until someone has looked."""
     run = report.get("run") or {}
+    reasons = []
     if run.get("selection") == "partial":
-        return "it is the report of a partial run (only some claim tests were selected)"
-    if not run.get("complete"):
-        return "it is the report of an incomplete run (not every selected test finished)"
-    return None
+        reasons.append("it is the report of a partial run (only some claim tests were selected)")
+    elif not run.get("complete"):
+        reasons.append("it is the report of an incomplete run (not every selected test finished)")
+    failures = failed_tests(report)
+    if failures:
+        shown = "; ".join(failed_test_text(*failure) for failure in failures[:SHOWN_FAILURES])
+        more = f"; and {len(failures) - SHOWN_FAILURES} more" if len(failures) > SHOWN_FAILURES else ""
+        count = f"{len(failures)} test{'s' if len(failures) > 1 else ''}"
+        reasons.append(f"{count} of the run failed or ended in an error ({shown}{more})")
+    return "; ".join(reasons) or None
 
 
-NOT_CITABLE_ADVICE = "cite the report of a full, complete run (pytest -n auto writes it to reports/)"
+NOT_CITABLE_ADVICE = (
+    "cite the report of a full, complete run in which no test failed or ended in an error "
+    "(pytest -n auto writes it to reports/)"
+)
 
 
 # -------------------------------------------------------------------------------- citation block
@@ -175,7 +262,13 @@ def citation_markdown(report: dict[str, Any], digest: str) -> str:
     for a report that is not citable, a banner that says so instead (no BibTeX)."""
     why = not_citable_because(report)
     if why is not None:
-        return f"> **Not citable.** This report must not be cited: {why}. To cite results, {NOT_CITABLE_ADVICE}.\n"
+        banner = (f"> **Not citable.** This report must not be cited: {why}. "
+                  f"To cite results, {NOT_CITABLE_ADVICE}.\n")
+        failures = failed_tests(report)
+        if failures:
+            banner += ">\n> Failed or errored tests, and the claims they touch:\n>\n" + "".join(
+                f"> - `{nodeid}`: {outcome} ({', '.join(ids)})\n" for nodeid, outcome, ids in failures)
+        return banner
     lines = [f"**How to cite this report.** {_INTRO}", ""]
     lines += [f"- {label}: {value}" for label, value in citation_facts(report, digest)]
     lines += ["", f"<details><summary>BibTeX: this report and {papers_phrase(len(PAPERS))}</summary>", "", "```bibtex",
@@ -190,9 +283,15 @@ def citation_html(report: dict[str, Any], digest: str) -> str:
     esc = html.escape
     why = not_citable_because(report)
     if why is not None:
+        failures = failed_tests(report)
+        listed = "".join(f"<li><code>{esc(nodeid)}</code>: {esc(outcome)} ({esc(', '.join(ids))})</li>"
+                         for nodeid, outcome, ids in failures)
+        if listed:
+            listed = f"<p>Failed or errored tests, and the claims they touch:</p><ul>{listed}</ul>"
         return (
             f'<section id="not-citable" class="not-citable" style="{_BANNER_STYLE}"><p><strong>Not citable.</strong> '
-            f"This report must not be cited: {esc(why)}. To cite results, {esc(NOT_CITABLE_ADVICE)}.</p></section>"
+            f"This report must not be cited: {esc(why)}. To cite results, {esc(NOT_CITABLE_ADVICE)}.</p>"
+            f"{listed}</section>"
         )
     items = "".join(f"<li>{esc(label)}: <code>{esc(value)}</code></li>" for label, value in citation_facts(report, digest))
     return (

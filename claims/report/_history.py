@@ -33,6 +33,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from claims.report._citation import ENTRY_DIGEST, content_digest, digest_mismatch
 from claims.report._json import dumps, loads
 from claims.report._model import SCHEMA
 from claims.report._validate import BaselineError, validate_report
@@ -49,7 +50,9 @@ def _read_text(path: Path) -> str:
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
-    """The report in ``path`` (``.json`` or ``.json.gz``), validated; raises ``BaselineError``.
+    """The report in ``path`` (``.json`` or ``.json.gz``), validated, its content checked against its stored
+    digest (``claims.report._citation.digest_mismatch``: a report edited after its run wrote it, one verdict
+    changed in a copy, is refused naming both digests); raises ``BaselineError``.
 
     Non-finite numbers (an infinite error) come back as floats (``claims.report._json.loads``). Only reads."""
     path = Path(path)
@@ -65,6 +68,9 @@ def load_report(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise BaselineError(f"{label}: truncated or not JSON ({error.msg}: line {error.lineno} column {error.colno})") from None
     validate_report(report, label)
+    mismatch = digest_mismatch(report)
+    if mismatch is not None:
+        raise BaselineError(f"{label}: {mismatch}")
     return report
 
 
@@ -110,12 +116,16 @@ def without_series(report: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``report`` without each test's ``series`` (per-step curves: the bulk of the file), its keys
     in the report's order (``{**d, key: v}`` keeps an existing key's place), so that an entry reads as
     ``claims.json`` does. A claim whose ``evidence`` is absent or null (``validate_report`` accepts both)
-    gets an empty list."""
+    gets an empty list. Its ``citation``, when it has one, gains the entry's own digest (``ENTRY_DIGEST``:
+    the full report's ``digest`` hashes the series too), which ``load_report`` checks the entry against."""
     claims = [
         {**claim, "evidence": [{k: v for k, v in test.items() if k != "series"} for test in claim.get("evidence") or []]}
         for claim in report["claims"]
     ]
-    return copy.deepcopy({**report, "claims": claims})
+    if not isinstance(report.get("citation"), dict):  # no digest (a report made by hand): none to add
+        return copy.deepcopy({**report, "claims": claims})
+    citation = {**report["citation"], ENTRY_DIGEST: content_digest({"claims": claims})}
+    return copy.deepcopy({**report, "claims": claims, "citation": citation})
 
 
 def save_run(report: dict[str, Any], history_dir: Path, name: str | None = None) -> Path:

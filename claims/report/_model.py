@@ -26,9 +26,9 @@ The rules that turn tests into a verdict are here and nowhere else:
 
 Figures: a test's evidence carries its figures as base64 PNGs (``claims.record_figure``), decoded by
 ``TestRecord``; the report dict holds their relative paths, ``build_report``'s ``Report`` the bytes
-(``figure_bytes``). ``citation``: the results' content digest and whether the report may be cited
-(``claims.report._citation``). Scope (``claims.report._scope``): ``not-reproduced``, settings, questions
-beyond the papers counted apart (``summary_beyond_papers``).
+(``figure_bytes``). ``citation``: the results' content digest and whether the report may be cited (only a
+full, complete run's in which no test failed or ended in an error; ``claims.report._citation``). Scope
+(``claims.report._scope``): ``not-reproduced``, settings, questions beyond the papers counted apart.
 
 Evidence by kind (additive to schema 2): each test entry and each claim entry has ``by_kind``, its cases
 tallied per kind of check (``claims.evidence._kinds``; a claim's over its evidence tests), from which the
@@ -578,7 +578,7 @@ def build_report(
     figure_bytes = {paths[(r.nodeid, f.name)]: f.png for r in tests.values() for f in r.figures if f.png}
     figure_bytes |= {alternate_path(paths[(r.nodeid, f.name)], kind): data
                      for r in tests.values() for f in r.figures for kind, data in f.alternates.items()}
-    why_not = not_citable_because({"run": run})
+    why_not = not_citable_because({"run": run, "claims": claims})  # partial, incomplete, a test failed
     return Report(
         {
             "schema": SCHEMA,
@@ -586,7 +586,7 @@ def build_report(
             "run": run,
             "citation": {
                 "digest": content_digest({"claims": claims}), "digest_of": DIGEST_OF,
-                "citable": why_not is None, "not_citable_because": why_not,  # only a full, complete run
+                "citable": why_not is None, "not_citable_because": why_not,
             },
             "claims": claims,
             "summary": summary, "summary_beyond_papers": beyond_papers,  # the papers'; the suite's questions

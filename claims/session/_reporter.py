@@ -2,7 +2,8 @@
 claim test's reports into a ``TestRecord``, and at the end of the session works out what the run
 selected (full or partial, and why), builds and writes the report (a full, complete run to the report
 directory, any other to its partial/ subdirectory), compares it with a baseline, saves it to the
-history, and prints its summary."""
+history, and prints its summary. With a baseline, a run whose only failures are claims the baseline
+already refuted exits 0 (``claims.session._exit_status``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from claims.report._suite import CONTROL, ClaimSuite
 from claims.report._write import write_report
 from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, recorded_property
 from claims.session._collection import SelectionTracker
+from claims.session._exit_status import expected_failures
 from claims.session._options import HISTORY, PARTIAL, report_directory
 from claims.session._provenance import VERSIONED, as_seed, git_state, installed_version, replay_command, utc_now
 from claims.session._selection import Manifest, claim_suites, scan_suite, suite_roots, uncovered_roots
@@ -43,6 +45,9 @@ class ClaimsReporter:
         self.regressions: list = []
         self.saved: str | None = None
         self.problems: list[str] = []
+        self.failures: list[tuple[str, str]] = []  # (nodeid, phase) of each failed test report, any test
+        self.collection_failures = 0
+        self.expected: list[str] | None = None  # the failures that a baseline made expected verdicts (exit 0)
         self.config = config
         self.tracker = tracker
         self.tests: dict[str, TestRecord] = {}
@@ -54,7 +59,13 @@ class ClaimsReporter:
         self.started = utc_now()
         self.git = git_state(config.rootpath)  # the code as it was when the run started
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collection_failures += 1
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed:
+            self.failures.append((report.nodeid, report.when))
         if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
             self.finished.add(report.nodeid)
         meta = recorded_property(report, META_PROPERTY)
@@ -171,6 +182,20 @@ class ClaimsReporter:
             self._compare(session)
         if self.config.getoption("claims_save") is not None or self.config.getoption("claims_autosave"):
             self._save(full)
+        self._expected_verdicts(session, manifest)
+
+    def _expected_verdicts(self, session: pytest.Session, manifest: Manifest | None) -> None:
+        """With a baseline, a run whose every failure is a claim the baseline already refuted, and that is
+        otherwise clean, exits 0 (``claims.session._exit_status``)."""
+        if self.baseline is None or session.exitstatus != pytest.ExitCode.TESTS_FAILED:
+            return
+        collection_errors = max(self.collection_failures, self.tracker.manifest.collection_errors,
+                                manifest.collection_errors if manifest else 0)
+        if collection_errors or self.problems or self.regressions or not self.report["run"]["complete"]:
+            return
+        self.expected = expected_failures(self.failures, self.tests, self.baseline[1], self.report)
+        if self.expected:
+            session.exitstatus = pytest.ExitCode.OK
 
     def _compare(self, session: pytest.Session) -> None:
         """This run against the baseline; a partial run only for the claims it selected (the others
@@ -235,6 +260,11 @@ class ClaimsReporter:
             terminalreporter.write_line(line)
         for problem in self.problems:
             terminalreporter.write_line(f"claims report misleads: {problem}", red=True)
+        if self.expected:
+            terminalreporter.write_line(
+                f"claims: exit status 0: every failure is a claim already refuted in the baseline "
+                f"({self.comparison.old_label}): {', '.join(self.expected)}"
+            )
 
 
 def _shown_path(path: Path, config: pytest.Config) -> str:

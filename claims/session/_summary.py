@@ -6,6 +6,11 @@ reader sees which claims to look at without opening the report::
       verified-with-correction (12): LJ22.L2b, LJ22.L3, ...
       inconclusive (7): GP22.P1, GP22.S32, ...
 
+then, when a test failed or ended in an error, one line naming those tests and the claims they touch (the
+report is not citable: ``claims.report._citation.not_citable_because``)::
+
+      failed or errored tests (2), not citable: t.py::test_a (failed; GP22.L1), t.py::test_b (error; GP22.L2)
+
 A partial run names only the claims it selected (the others are ``not-run`` by design, and counted in
 the summary line); a long list is cut, saying how many more the report names."""
 
@@ -15,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from claims.evidence._record import VERDICTS
+from claims.report._citation import failed_test_text, failed_tests
 from claims.report._parts import summary_line
 
 SHOWN_IDS = 20
@@ -49,10 +55,23 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def failure_line(report: dict[str, Any]) -> str | None:
+    """The tests that failed or ended in an error, each with its outcome and claims, on one line (at most
+    ``SHOWN_IDS``, the rest counted); None when there is none."""
+    failures = failed_tests(report)
+    if not failures:
+        return None
+    shown = ", ".join(failed_test_text(*failure) for failure in failures[:SHOWN_IDS])
+    if len(failures) > SHOWN_IDS:
+        shown += f", and {len(failures) - SHOWN_IDS} more"
+    return f"  failed or errored tests ({len(failures)}), not citable: {shown}"
+
+
 def terminal_lines(report: dict[str, Any], directory: Path, full_directory: Path | None = None) -> list[str]:
     """The summary line with the path of claims.html (and, for a run written to partial/, that the full
-    report in ``full_directory`` is unchanged), then ``verdict_lines``."""
+    report in ``full_directory`` is unchanged), then ``verdict_lines``, then ``failure_line``."""
     where = f"report: {directory / 'claims.html'}"
     if full_directory is not None:
         where += f" (not a full, complete run: the full report in {full_directory} is unchanged)"
-    return [f"{summary_line(report)}; {where}", *verdict_lines(report)]
+    failures = failure_line(report)
+    return [f"{summary_line(report)}; {where}", *verdict_lines(report), *([failures] if failures else [])]

@@ -153,7 +153,8 @@ def test_a_partial_or_incomplete_report_is_not_citable(tmp_path, capsys, changes
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == (
         f"error: {tmp_path / 'partial.json'}: not citable: {partial['citation']['not_citable_because']}; cite the "
-        "report of a full, complete run (pytest -n auto writes it to reports/)\n")
+        "report of a full, complete run in which no test failed or ended in an error (pytest -n auto writes "
+        "it to reports/)\n")
     assert main(["cite", str(tmp_path / "full.json")]) == 0
     cited = capsys.readouterr().out
     assert f"Content digest: sha256:{full['citation']['digest']}" in cited and "@misc{lowrank-claims-report-" in cited

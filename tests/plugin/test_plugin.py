@@ -122,9 +122,14 @@ def test_a_finished_run_with_failures_is_complete_and_says_what_failed(pytester,
     result.stdout.fnmatch_lines([
         "claims: 1 refuted, * 2 error; report: *reports/claims.html",  # then the claims that are not verified
         "  error (2): GP22.L2, GP22.T1", "  refuted (1): GP22.L1", f"  untested ({len(CLAIMS) - 3}): LJ22.L1, *",
+        ("  failed or errored tests (3), not citable: test_failing.py::test_refuted (failed; GP22.L1), "
+         "test_failing.py::test_broken (error; GP22.L2), "
+         "test_failing.py::test_nan_never_passes (error; GP22.T1)"),
         "=* 3 failed in *",
     ], consecutive=True)
     assert "incomplete" not in result.stdout.str()
+    assert report["citation"]["citable"] is False
+    assert "test_failing.py::test_broken (error; GP22.L2)" in report["citation"]["not_citable_because"]
     markdown = (pytester.path / "reports" / "claims.md").read_text()
     assert "Refuting test `test_failing.py::test_refuted`: absolute error 1 exceeds tolerance" in markdown
     assert "test_refuted(\n    x=" in markdown

@@ -80,11 +80,13 @@ def test_full_runs_are_saved_numbered_and_a_ci_rerun_shows_no_change(pytester):
 
 
 def test_an_edited_baseline_verdict_fails_the_session(pytester, capsys):
-    """The baseline's LJ22.L1 edited from verified to refuted: verdict:any makes the change a regression
-    (the process exits 1, the table names the claim); under the defaults, which flag only a verdict that
-    gets worse, it is shown and not flagged. The same edit in the newer report fails `python -m claims
-    compare` under the defaults."""
+    """The baseline's LJ22.L1 edited from verified to refuted, its entry digest made anew (a baseline made by
+    hand): verdict:any makes the change a regression (the process exits 1, the table names the claim); under
+    the defaults, which flag only a verdict that gets worse, it is shown and not flagged. The same edit in the
+    newer report fails `python -m claims compare` under the defaults. Without the new digest the edited file
+    is refused, before any test runs, naming both digests."""
     from claims.__main__ import main
+    from claims.report._citation import ENTRY_DIGEST, content_digest
 
     assert run(pytester, "--claims-save").ret == 0
     entry = pytester.path / "reports" / "history" / history(pytester)[0]
@@ -93,6 +95,14 @@ def test_an_edited_baseline_verdict_fails_the_session(pytester, capsys):
     assert claim["verdict"] == "verified"
     claim["verdict"] = "refuted"
     edited = pytester.path / "edited.json"
+    edited.write_text(json.dumps(report))
+    stored = report["citation"][ENTRY_DIGEST]
+    tampered = run(pytester, f"--claims-compare={edited}")
+    assert tampered.ret == pytest.ExitCode.USAGE_ERROR
+    assert not (pytester.path / "reports" / "partial").exists()  # refused before any test ran
+    report["citation"][ENTRY_DIGEST] = content_digest(report)
+    named = f"stored sha256:{stored}, computed from its content sha256:{content_digest(report)}"
+    assert named in tampered.stderr.str()
     edited.write_text(json.dumps(report))
     result = run_subprocess(pytester, f"--claims-compare={edited}", "--claims-compare-fail=verdict:any")
     assert result.ret == 1, result.stdout.str()
