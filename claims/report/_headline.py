@@ -325,8 +325,14 @@ def reading(c: Mapping[str, Any]) -> str:
                 "shows the checks can fail.")
     if verdict == "verified-with-correction":
         return "False as printed (a counterexample is shown); holds with the correction given in its section."
+    if verdict == "refuted" and c.get("origin") == "suite":
+        return ("Answered no: a check found a counterexample to the suite's own question (a finding beyond the "
+                "papers, not an error of a paper).")
     if verdict == "refuted":
         return "False as printed: a check found a counterexample, and no correction is claimed."
+    if verdict == "not-reproduced":
+        return ("Not reproduced at this scale: the effect was absent or reversed in a design that differs from the "
+                "paper's setting (both are shown); no counterexample to the paper's statement.")
     if verdict == "inconclusive":
         printed = " The printed statement fails (a counterexample is shown)." if printed_fails else ""
         if "declared inconclusive" in why:
@@ -334,6 +340,8 @@ def reading(c: Mapping[str, Any]) -> str:
             if c.get("negative_control") not in (None, "rejected"):
                 text += f" Its negative control is {c['negative_control']}."
             return text + printed
+        if "The test lacked power" in why:
+            return "Undecided: the test lacked power (a check of its own power fell short; see its reasons)." + printed
         if "could not have failed" in why:
             return "Undecided: the checks passed, but on no case where they could have failed." + printed
         if c.get("negative_control") not in (None, "rejected"):

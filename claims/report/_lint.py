@@ -50,18 +50,17 @@ def _judged_text(markdown: str, page: str) -> tuple[str, str]:
 
 
 def markdown_summary_rows(markdown: str) -> list[dict[str, str]]:
-    """The summary table of claims.md as {column: cell text} rows (the table that starts with "| ID |")."""
+    """The summary tables of claims.md (the papers' claims, then the questions beyond the papers: every table
+    that starts with "| ID |") as {column: cell text} rows."""
     lines = markdown.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith("| ID |")), None)
-    if start is None:
-        return []
-    header = [cell.strip() for cell in _CELL_SPLIT.split(lines[start].strip().strip("|"))]
     rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        cells = [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(line.strip()[1:-1])]
-        rows.append(dict(zip(header, cells)))
+    for start in (i for i, line in enumerate(lines) if line.startswith("| ID |")):
+        header = [cell.strip() for cell in _CELL_SPLIT.split(lines[start].strip().strip("|"))]
+        for line in lines[start + 2:]:
+            if not line.startswith("|"):
+                break
+            cells = [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(line.strip()[1:-1])]
+            rows.append(dict(zip(header, cells)))
     return rows
 
 
@@ -70,15 +69,16 @@ def _text(fragment: str) -> str:
 
 
 def html_summary_rows(page: str) -> list[dict[str, str]]:
-    """The summary table of claims.html (the first table whose header starts with ID) as rows."""
+    """The summary tables of claims.html (every table whose header starts with ID) as rows."""
+    rows = []
     for table in re.findall(r"<table>(.*?)</table>", page, flags=re.S):
         header = [_text(h) for h in re.findall(r"<th>(.*?)</th>", table, flags=re.S)]
         if header[:1] != ["ID"]:
             continue
         body = table.split("</thead>", 1)[-1]
-        return [dict(zip(header, (_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S))))
-                for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)]
-    return []
+        rows += [dict(zip(header, (_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S))))
+                 for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)]
+    return rows
 
 
 def _has_drift_orders(claim: Mapping[str, Any]) -> bool:

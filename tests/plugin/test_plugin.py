@@ -45,7 +45,9 @@ def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     assert l1["cases"] == 100 and l1["tests"] == 2 and l1["degenerate"] == 0
     assert l1["max_error"] == 0 and l1["margin"] is None and l1["error_scale"] == "absolute"
     assert l1["notes"] == ["doubling is adding"]
-    assert report["summary"]["verified"] == 1 and report["summary"]["untested"] == len(CLAIMS) - 1
+    beyond = sum(c.origin == "suite" for c in CLAIMS.values())  # the suite's own questions, counted apart
+    assert report["summary"]["verified"] == 1 and report["summary"]["untested"] == len(CLAIMS) - 1 - beyond
+    assert report["summary_beyond_papers"]["untested"] == beyond
     run_info = report["run"]
     assert run_info["complete"] is True and run_info["selection"] == "full" and run_info["profile"] == "ci"
     assert run_info["selected_claims"] == ["LJ22.L1"] and run_info["selection_reasons"] == []
@@ -54,8 +56,10 @@ def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     assert run_info["command"].startswith("pytest --basetemp=") and run_info["command"].endswith(" -p no:cacheprovider")
     assert "Thien Le and Stefanie Jegelka" in report["papers"]["LJ22"]
     result.stdout.fnmatch_lines([
-        f"claims: 1 verified, {len(CLAIMS) - 1} untested; report: {pytester.path / 'reports' / 'claims.html'}",
-        f"  untested ({len(CLAIMS) - 1}): LJ22.CL1, LJ22.CL2, *, and {len(CLAIMS) - 21} more",
+        f"claims: 1 verified, {len(CLAIMS) - 1 - beyond} untested; questions beyond the papers: {beyond} untested; "
+        f"report: {pytester.path / 'reports' / 'claims.html'}",
+        f"  untested ({len(CLAIMS) - 1 - beyond}): LJ22.CL1, LJ22.CL2, *, and {len(CLAIMS) - 21 - beyond} more",
+        "  questions beyond the papers (1): LJ22.X1 untested",
     ])
     assert not (pytester.path / "reports" / "partial").exists()  # made only by a run that writes there
     assert report["citation"]["citable"] is True and report["citation"]["not_citable_because"] is None
@@ -120,8 +124,9 @@ def test_a_finished_run_with_failures_is_complete_and_says_what_failed(pytester,
     assert entry(report, "GP22.L2")["verdict"] == "error"
     assert entry(report, "GP22.T1")["verdict"] == "error"  # NaN: neither a pass nor a counterexample
     result.stdout.fnmatch_lines([
-        "claims: 1 refuted, * 2 error; report: *reports/claims.html",  # then the claims that are not verified
-        "  error (2): GP22.L2, GP22.T1", "  refuted (1): GP22.L1", f"  untested ({len(CLAIMS) - 3}): LJ22.L1, *",
+        "claims: 1 refuted, * 2 error; questions beyond the papers: 1 untested; report: *reports/claims.html",
+        "  error (2): GP22.L2, GP22.T1", "  refuted (1): GP22.L1", f"  untested ({len(CLAIMS) - 4}): LJ22.L1, *",
+        "  questions beyond the papers (1): LJ22.X1 untested",
         ("  failed or errored tests (3), not citable: test_failing.py::test_refuted (failed; GP22.L1), "
          "test_failing.py::test_broken (error; GP22.L2), "
          "test_failing.py::test_nan_never_passes (error; GP22.T1)"),

@@ -255,7 +255,7 @@ def test_a_baseline_with_an_unknown_verdict_is_a_usage_error(pytester):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert result.stderr.lines[0] == (
         'ERROR: --claims-compare: bogus.json: wrong schema: claims[0] (LJ22.L1) has verdict "bogus", not one of '
-        "verified, verified-with-correction, refuted, inconclusive, not-run, untested, error")
+        "verified, verified-with-correction, refuted, not-reproduced, inconclusive, not-run, untested, error")
 
 
 @pytest.mark.parametrize("args", [

@@ -166,7 +166,7 @@ def _set(path: tuple, value):
     return change
 
 
-VERDICTS = "verified, verified-with-correction, refuted, inconclusive, not-run, untested, error"
+VERDICTS = "verified, verified-with-correction, refuted, not-reproduced, inconclusive, not-run, untested, error"
 
 
 @pytest.mark.parametrize("path, value, message", [

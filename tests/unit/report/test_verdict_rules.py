@@ -552,3 +552,54 @@ def test_a_control_whose_limits_did_not_settle_reads_undecided_not_accepted():
     saturated = record("t.py::control", control_evidence(informative_violating=0, uninformative_why={"tied": 1}),
                        control=True)
     assert control_status([saturated], suite) == "uninformative"
+
+
+# ------------------------------------------------------------------------------- scope (claims.report._scope):
+# not reproduced at this scale, the setting beside the verdict, questions beyond the papers counted apart.
+
+def _refuting_test() -> TestRecord:
+    return record("t.py::a", {"violation": "trend reversed", "counterexample": COUNTEREXAMPLE}, outcome="failed")
+
+
+def test_an_empirical_claim_refuted_away_from_the_papers_setting_is_not_reproduced():
+    from dataclasses import replace
+
+    from claims.report._scope import NOT_REPRODUCED
+
+    empirical = CLAIMS["GP22.F1"]
+    assert empirical.setting is not None and not empirical.setting.at_paper_setting
+    claim = claim_entry(empirical, [_refuting_test()])
+    assert claim["verdict"] == NOT_REPRODUCED and claim["why"][-1].startswith("Not reproduced at this scale")
+    assert claim["setting"]["dataset"]["tested"] and claim["at_paper_setting"] is False
+    at_paper = replace(empirical, setting=replace(empirical.setting, at_paper_setting=True))
+    assert claim_entry(at_paper, [_refuting_test()])["verdict"] == "refuted"  # a powered design at the paper's own
+    assert claim_entry(CLAIM, [_refuting_test()])["verdict"] == "refuted"  # a formal claim: a counterexample
+
+
+def test_an_empirical_verdict_names_its_scale_and_a_formal_one_does_not():
+    from claims.report._parts import verdict_parts
+    from claims.report._scope import scale_sentence
+
+    empirical = claim_entry(CLAIMS["GP22.F1"], [record()])
+    assert scale_sentence(empirical).startswith("Decided at a scale other than the paper's: dataset ")
+    assert "(the paper: dataset MNIST" in "".join(verdict_parts(empirical))
+    assert scale_sentence(claim_entry(CLAIM, [record()])) is None
+
+
+def test_questions_beyond_the_papers_are_counted_apart_and_have_no_errata():
+    from claims.report._errata import report_errata
+    from claims.report._model import build_report
+    from claims.session._summary import verdict_lines
+
+    question = next(c for c in CLAIMS.values() if c.origin == "suite")
+    test = TestRecord("t.py::x1", [question.id], False)
+    erratum = {"id": f"{question.id}-E1", "claim": question.id, "paper": question.paper}
+    test.update("call", "passed", evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1,
+                                           errata=[erratum]), 0.0)
+    report = build_report({"selection": "full", "complete": True}, {test.nodeid: test})
+    assert report["summary"]["refuted"] == 0 and report["summary_beyond_papers"]["refuted"] == 1
+    assert [c["errata"] for c in report["claims"] if c["id"] == question.id] == [[{**erratum, "nodeids": ["t.py::x1"]}]]
+    assert report_errata(report) == []  # recorded, but no paper's error
+    lines = verdict_lines(report)
+    assert f"  questions beyond the papers (1): {question.id} refuted" in lines
+    assert not any(line.startswith("  refuted") for line in lines)
