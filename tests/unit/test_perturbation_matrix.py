@@ -250,3 +250,48 @@ def test_the_probe_reads_a_tests_outcome_from_its_phases(phases, expected):
             report.wasxfail = "reason"
         outcome = probe.outcome(report, outcome)
     assert outcome == expected
+
+
+@pytest.fixture(scope="module")
+def workflow() -> dict:
+    yaml = pytest.importorskip("ruamel.yaml")  # in the test extra, through cffconvert
+    return yaml.YAML(typ="safe").load((ROOT / ".github" / "workflows" / "perturbation.yml").read_text())
+
+
+def runs_of(job: dict) -> list[str]:
+    return [line.strip() for step in job["steps"] for line in str(step.get("run", "")).splitlines()]
+
+
+def test_the_weekly_workflow_runs_one_job_per_row_and_combines_them(workflow):
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` key as true
+    cron = triggers["schedule"][0]["cron"].split()
+    assert cron[2:4] == ["*", "*"] and cron[4] != "*" and "workflow_dispatch" in triggers
+    row, combine = workflow["jobs"]["row"], workflow["jobs"]["combine"]
+    assert row["strategy"]["matrix"]["row"] == list(stability.ROWS)
+    assert row["strategy"]["fail-fast"] is False
+    assert row["env"]["ROW"] == "${{ matrix.row }}"
+    assert 'pip install -c constraints.txt -e ".[test]"' in runs_of(row)
+    command = 'python benchmarks/verdict_stability.py --matrix --rows "$ROW" --json "perturbation-$ROW.json"'
+    assert command in runs_of(row)
+    upload = next(step for step in row["steps"] if step.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["if"] == "always()"
+    assert upload["with"]["name"] == "perturbation-${{ matrix.row }}"
+    assert upload["with"]["path"] == "perturbation-${{ matrix.row }}.json"
+    assert combine["needs"] == "row" and combine["if"] == "always()"  # a failed row is still compared
+    download = next(
+        step for step in combine["steps"] if step.get("uses", "").startswith("actions/download-artifact")
+    )
+    assert download["with"]["pattern"] == "perturbation-*"
+    directory = download["with"]["path"]
+    assert any(
+        line.startswith(f"python benchmarks/verdict_stability.py --combine {directory}")
+        for line in runs_of(combine)
+    )
+
+
+def test_the_readme_documents_the_matrix():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("\n### The rounding-perturbation matrix\n", 1)[1].split("\n## ", 1)[0]
+    assert "python benchmarks/verdict_stability.py --matrix" in section
+    assert "--combine" in section and "--list" in section and "exits 1" in section
+    assert ".github/workflows/perturbation.yml" in section
