@@ -10,11 +10,15 @@ def one_torch_thread():
     """One intra-op thread while a module's tests run: on tensors this small an OpenMP wake-up per
     reduction costs more than the work (on a busy machine, a scheduler tick each). The claims
     plugin does the same for xdist workers; the previous setting is restored afterwards.
-    Modules opt in with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``."""
+    Modules opt in with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``. A count set in
+    the environment (``OMP_NUM_THREADS``) wins, as it does on the workers: the perturbation matrix's
+    two-thread rows (benchmarks/verdict_stability.py) run these modules on two threads too."""
     import torch  # here, not at import: a pytester run of a claim module that needs no torch pays nothing
 
+    from claims.session import requested_threads
+
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(requested_threads() or 1)
     yield
     torch.set_num_threads(threads)
 

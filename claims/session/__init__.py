@@ -19,4 +19,5 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "._provenance": ("VERSIONED", "git_state", "replay_command"),
     "._reporter": ("ClaimsReporter",),
     "._selection": ("Manifest", "claim_suites", "scan_suite"),
+    "._workers": ("requested_threads",),
 })
