@@ -39,6 +39,34 @@ def report_errata(report: dict[str, Any]) -> list[dict[str, Any]]:
                                          id_order(e["id"])))
 
 
+NOT_ERRORS = ("hypothesis not needed, statement holds",)
+"""Severities of entries that are no error of the paper (the statement holds; it asks more than it needs): listed
+on the sheet apart from the errors and never counted among them."""
+
+
+def paper_errors(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's errata that are errors of a paper (``report_errata`` without ``NOT_ERRORS``)."""
+    return [e for e in report_errata(report) if e["severity"] not in NOT_ERRORS]
+
+
+def not_errors(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries that are no error: a hypothesis not needed, the statement holds."""
+    return [e for e in report_errata(report) if e["severity"] in NOT_ERRORS]
+
+
+def refuted_without_errata(report: dict[str, Any]) -> list[str]:
+    """The papers' claims that a passing test declared ``refuted`` yet that have no erratum: a refutation is an
+    error of the paper, and the sheet must carry it (the report lint fails the session on one). A refutation by
+    a failing test is no declared finding: its run is red and not citable, and its report names the test."""
+    return [c["id"] for c in report["claims"] if c["verdict"] == "refuted" and c.get("origin") != "suite"
+            and not c.get("errata") and not c.get("violations")]
+
+
+def findings_list(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(claim ID, finding name) of every finding beyond a statement that the report's claims recorded."""
+    return [(c["id"], name) for c in report["claims"] for name in c.get("findings") or {}]
+
+
 def corrections_without_errata(report: dict[str, Any]) -> list[str]:
     """The claims whose entry states a correction but lists no erratum (the errata sheet must hold every
     correction; the plugin makes a test that declares one without an erratum an error)."""
@@ -90,12 +118,16 @@ def _source(report: dict[str, Any]) -> str:
 
 def _intro(report: dict[str, Any], errata: list[dict[str, Any]]) -> str:
     papers = ", ".join(report.get("papers") or {})
-    if errata:
-        text = (f"{len(errata)} errata ({severity_counts(errata)}): the errors of {papers} that the claim tests "
+    errors = [e for e in errata if e["severity"] not in NOT_ERRORS]
+    if errors:
+        text = (f"{len(errors)} errata ({severity_counts(errors)}): the errors of {papers} that the claim tests "
                 f"found, from {_source(report)}. Each entry links to its claim's section of claims.html, where the "
                 "evidence is.")
     else:
-        text = f"No erratum of {papers} is recorded in {_source(report)}."
+        text = f"No error of {papers} is recorded in {_source(report)}."
+    if len(errors) < len(errata):
+        text += (f" {len(errata) - len(errors)} further entries are no error (a hypothesis not needed: the "
+                 "statement holds without it); they are listed apart, under Not errors.")
     if report["run"].get("selection") == "partial" or not report["run"].get("complete", True):
         text += (" This is a partial or incomplete run: claims whose tests did not run contribute no errata, so "
                  "the sheet is not the papers' full list.")
@@ -120,11 +152,16 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
     lines += ["| ID | Claim | Severity | Location |", "|---|---|---|---|"]
     lines += [f"| {e['id']} | [{e['claim']}](claims.html#{e['claim']}) | {e['severity']} | "
               f"{_md(e['location_kind'])}: {_md(e['location'])} |" for e in errata]
-    for paper, reference in (report.get("papers") or {}).items():
-        entries = [e for e in errata if e["paper"] == paper]
+    sections = [(f"## {paper}", f"{reference}.", [e for e in errata if e["paper"] == paper and
+                                                  e["severity"] not in NOT_ERRORS])
+                for paper, reference in (report.get("papers") or {}).items()]
+    sections.append(("## Not errors", "Entries where the statement holds and a hypothesis it states is not needed: "
+                     "no error of the paper, not counted among the errata.",
+                     [e for e in errata if e["severity"] in NOT_ERRORS]))
+    for heading, intro, entries in sections:
         if not entries:
             continue
-        lines += ["", f"## {paper}", "", f"{reference}.", ""]
+        lines += ["", heading, "", intro, ""]
         for e in entries:
             claim = claims.get(e["claim"], {})
             lines += [
@@ -138,6 +175,12 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
                 f"- Recorded by: {', '.join(f'`{n}`' for n in e.get('nodeids', []))}",
                 "",
             ]
+    findings = findings_list(report)
+    if findings:
+        lines += ["", "## Findings beyond the statements", "",
+                  "Results the tests found beside the statements (no verdict on them, and no errata): a hypothesis "
+                  "that can be dropped, a wider form that holds, a property of a construction.", ""]
+        lines += [f"- [{claim_id}](claims.html#{claim_id}): {_md(name)}" for claim_id, name in findings]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"
 
 

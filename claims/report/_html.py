@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from claims.report._citation import citation_html
-from claims.report._errata import HTML_ANCHOR, claim_errata_line, errata_html, report_errata
+from claims.report._errata import HTML_ANCHOR, claim_errata_line, errata_html, paper_errors
 from claims.report._model import report_digest
 from claims.report._parts import (
     BEYOND_PAPERS,
@@ -187,7 +187,7 @@ def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | No
         *((f"<h2>Questions beyond the papers</h2><p>{_escape(BEYOND_PAPERS)}</p>",
            _summary_table(beyond_paper_claims(report))) if beyond_paper_claims(report) else ()),
         *(f"<p>{_escape(line)}</p>" for line in unlisted_lines(report)),
-        f'<p><a href="#{HTML_ANCHOR}">Errata</a>: {len(report_errata(report))} errors of the papers, after the claims.</p>',
+        f'<p><a href="#{HTML_ANCHOR}">Errata</a>: {len(paper_errors(report))} errors of the papers, after the claims.</p>',
         *(_claim_section(c, figures) for c in report["claims"]),
         errata_html(report),
     ]

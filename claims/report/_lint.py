@@ -15,6 +15,8 @@ import html as html_module
 import re
 from typing import Any, Iterator, Mapping
 
+from claims.report._errata import refuted_without_errata
+
 SENTINELS = (1e300, 1e-300)
 """Numbers that stood in for an unbounded score and its margin in reports before the kinds' headlines."""
 
@@ -129,6 +131,14 @@ def rendered_problems(report: Mapping[str, Any], markdown: str, page: str) -> li
     return problems
 
 
+def errata_problems(report: Mapping[str, Any]) -> list[str]:
+    """A paper's claim that is ``refuted`` without an erratum: the errata sheet would hide the refutation."""
+    return [f"{claim_id} is refuted but has no erratum: the errata sheet must carry every refutation "
+            "(record_erratum with the printed statement and the counterexample)"
+            for claim_id in refuted_without_errata(dict(report))]
+
+
 def report_problems(report: Mapping[str, Any], markdown: str, page: str) -> list[str]:
-    """Everything ``json_problems`` and ``rendered_problems`` find; empty when nothing misleads."""
-    return json_problems(report) + rendered_problems(report, markdown, page)
+    """Everything ``json_problems``, ``errata_problems`` and ``rendered_problems`` find; empty when nothing
+    misleads."""
+    return json_problems(report) + errata_problems(report) + rendered_problems(report, markdown, page)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from claims.report._citation import citation_markdown
-from claims.report._errata import ERRATA_FILE, claim_errata_line, report_errata
+from claims.report._errata import ERRATA_FILE, claim_errata_line, paper_errors
 from claims.report._model import report_digest
 from claims.report._parts import (
     BEYOND_PAPERS,
@@ -64,7 +64,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += ["", "## Questions beyond the papers", "", BEYOND_PAPERS, ""]
         lines += _table(SUMMARY_HEADER, (summary_cells(c, MARKDOWN) for c in beyond_paper_claims(report)))
     lines += [line for text in unlisted_lines(report) for line in ("", text)]
-    lines += ["", f"Errata: {len(report_errata(report))} errors of the papers, listed in [{ERRATA_FILE}]({ERRATA_FILE})."]
+    lines += ["", f"Errata: {len(paper_errors(report))} errors of the papers, listed in [{ERRATA_FILE}]({ERRATA_FILE})."]
     lines.append("")
     for c in report["claims"]:
         if not shows_section(c):

@@ -129,7 +129,7 @@ def test_the_reference_report_from_before_errata_loads_and_has_none(capsys):
     assert report_errata(old) == [] and len(corrections_without_errata(old)) == 15
     assert main(["errata", str(REFERENCE)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("# Errata") and "No erratum of LJ22, GP22, BSJ25 is recorded" in out
+    assert out.startswith("# Errata") and "No error of LJ22, GP22, BSJ25 is recorded" in out
     assert main(["latex", str(REFERENCE)]) == 0
     assert r"\texttt{LJ22.L11} & Lemma 11 & verified-with-correction" in capsys.readouterr().out
 
@@ -179,3 +179,38 @@ def test_latex_of_a_report_that_must_not_be_cited_says_so_in_every_caption(repor
     text = render_latex({**report, "run": {**report["run"], **run}})
     assert text.count(f"NOT CITABLE: it is the report of a{'n' if why[0] == 'i' else ''} {why}") >= 3
     assert "NOT CITABLE" not in render_latex(report)
+
+
+# --- refutations, not-errors and findings (the sheet an author acts on) ------------------------------------
+
+
+def test_a_refuted_claim_without_an_erratum_is_a_report_problem_and_a_questions_refutation_is_not():
+    from claims.report._lint import errata_problems
+
+    report = {"claims": [{"id": "GP22.L1", "verdict": "refuted", "origin": "paper", "errata": []},
+                         {"id": "LJ22.X1", "verdict": "refuted", "origin": "suite", "errata": []},
+                         {"id": "GP22.L2", "verdict": "refuted", "origin": "paper", "errata": [{"id": "GP22.L2-E1"}]},
+                         {"id": "GP22.F2", "verdict": "not-reproduced", "origin": "paper", "errata": []},
+                         {"id": "GP22.T1", "verdict": "refuted", "origin": "paper", "errata": [],
+                          "violations": [{"nodeid": "t.py::b"}]}]}  # a failing test: a red, uncitable run
+    problems = errata_problems(report)
+    assert len(problems) == 1 and problems[0].startswith("GP22.L1 is refuted but has no erratum")
+
+
+def test_entries_that_are_no_error_are_listed_apart_and_not_counted():
+    from claims.report._errata import NOT_ERRORS, not_errors, paper_errors
+
+    run = {"started": "s", "profile": "ci", "selection": "full", "complete": True}
+    base = {"paper": "GP22", "claim": "GP22.P2", "location_kind": "hypothesis", "location": "Prop. 2",
+            "printed": "p", "corrected": "c", "counterexample": "x = 1", "nodeids": ["t.py::a"]}
+    error = {**base, "id": "GP22.P2-E2", "severity": "hypothesis missing"}
+    fine = {**base, "id": "GP22.P2-E1", "severity": NOT_ERRORS[0]}
+    report = {"run": run, "papers": {"GP22": "Galanti and Poggio"}, "claims": [
+        {"id": "GP22.P2", "ref": "Prop. 2", "title": "t", "verdict": "verified", "errata": [fine, error],
+         "findings": {"convexity is not needed": {}}}]}
+    assert paper_errors(report) == [error] and not_errors(report) == [fine]
+    text = render_errata_markdown(report)
+    assert "1 errata (1 hypothesis missing)" in text and "1 further entries are no error" in text
+    assert text.index("## GP22") < text.index("### GP22.P2-E2") < text.index("## Not errors") < text.index(
+        "### GP22.P2-E1")
+    assert "## Findings beyond the statements" in text and "convexity is not needed" in text
