@@ -151,8 +151,9 @@ OPTIMALITY_POWER = (
 every depth (3 at L = 16 and on the digits, where most random starts die and the deepened optimum is among
 them), under 1 and 2 threads and ATen's default kernels alike. Separately, a kept optimum that a reference
 beats beyond rounding (the polish kept another basin) is no optimum: its cases are uninformative
-(``NOT_OPTIMAL``), since the statements are about optimal directions. Observed: no reference beats an optimum;
-a reference's excess over an optimum is at most 6% of its tolerance (1e-15 to 1e-13), in every configuration."""
+(``NOT_OPTIMAL``), since the statements are about optimal directions. Observed: no reference beats an
+optimum; a reference's excess over an optimum is at most 6% of its tolerance (1e-15 to 1e-13), in every
+configuration."""
 NOT_OPTIMAL = "a reference (best single path or the 16x search) is faster than this kept optimum: not optimal"
 
 

@@ -224,9 +224,10 @@ def test_computed_escape_directions():
         f"s1 = sqrt(2) - 1; {example.agreeing} of its {example.restarts} restarts end within 1e-3 of it), on "
         f"{len(example.kinks)} kinks. {len(uncertified)} search(es) ended with no certified optimum"
         + (f" ({D21_UNCERTIFIED}: uninformative): {'; '.join(uncertified)}. " if uncertified else ". ")
-        + "Optimality is local: restarts agreeing with the kept optimum (search value within 1e-3) are in each "
-        "case's series. s*(L) by depth (warm-started by Appendix A.3's construction) is in the series 'optimal "
-        "speed by depth'" + (f"; it is the same at every depth 2-8 for {'; '.join(plateaus)}" if plateaus else "")
+        + "Optimality is local: restarts agreeing with the kept optimum (search value within 1e-3) are in "
+        "each case's series. s*(L) by depth (warm-started by Appendix A.3's construction) is in the series "
+        "'optimal speed by depth'"
+        + (f"; it is the same at every depth 2-8 for {'; '.join(plateaus)}" if plateaus else "")
         + "."
     )
 
