@@ -92,9 +92,18 @@ def solve_escape(
     all_values = sorted(float(v) for v in values)
     best.values = all_values
     best.restarts = len(all_values)
-    best.agreeing = sum(abs(v + best.speed) <= AGREEMENT * abs(best.speed) for v in all_values)
+    best.agreeing = restarts_reaching(best, best.speed)
     best.warm_starts = len(warm_starts)
     best.polished = len(picked)
     if best.depth != depth:  # pragma: no cover - shapes are kept
         raise AssertionError
     return best
+
+
+def restarts_reaching(found: EscapeDirection, speed: float) -> int:
+    """How many of ``found``'s restarts end in the basin of ``speed``: search value (``found.values``,
+    the search's final L_0 of every start) within ``AGREEMENT`` (relative) of -``speed``. With
+    ``found.speed`` it is ``found.agreeing``; with a speed known otherwise (a closed form, a warm
+    chain's, a larger search's) it is the rule by which a search's power is judged over its restarts,
+    not by which candidate the polish certified."""
+    return sum(abs(v + speed) <= AGREEMENT * abs(speed) for v in found.values)

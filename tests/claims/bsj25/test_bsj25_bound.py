@@ -14,8 +14,9 @@ pointing those samples away from u (``near_rank_one_instance(..., cut=2)``) have
 whose ReLU cuts them at the optimum, so ||Z^s_1 - Z_1|| > 0; labels close to w v^T (``aligned``) put c
 anywhere from 0.03 to 1. Optimality is judged against references (``single_path_speed``: the best
 single path, by an exhaustive search of its first-layer direction; a 16x larger random search at
-depth 3): the statements are about *optimal* directions, and these checks are findings, so that an
-optimum they do not support makes the test an error, never evidence."""
+depth 3): the statements are about *optimal* directions, so an optimum a reference beats is no case
+(uninformative), and the searches' power is judged over their restarts (``OPTIMALITY_POWER``), never by
+which candidate a polish certified: a shortfall makes a claim inconclusive, never refuted."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import torch
 from claims import (
     check_close,
     count_cases_as,
+    check_power,
     check_inequality,
     check_inequality_rejected,
     declare_verdict,
@@ -36,6 +38,7 @@ from claims import (
     gamma,
     record_erratum,
     record_figure,
+    record_case,
     record_note,
     record_series,
 )
@@ -49,6 +52,7 @@ from claims.bsj25 import (
     p33_bound,
     p33_bound_tolerance,
     random_instance,
+    restarts_reaching,
     search_spread,
     single_path_speed,
     solve_escape,
@@ -62,7 +66,7 @@ from claims.bsj25 import (
     unflatten,
 )
 from claims.checks import log_log_fit
-from claims.evidence import recorded_series, trajectory_factor
+from claims.evidence import one_case, recorded_series, trajectory_factor
 from claims.report import plot_layer_bounds, plot_ratios_against_eps
 
 T31 = pytest.mark.claim("BSJ25.T31")
@@ -138,27 +142,68 @@ def path_tolerance(instance, found) -> float:
     return speed_error(found.rho, found.shapes, x, instance.g) + gamma(x.shape[0] + x.shape[1] + 4) * instance.data_norm
 
 
-def check_optimality(chain: Chain, **details) -> None:
-    """The optima are not beaten by the references (inside a finding: a failure is an error, since the
-    statements judged are about optimal directions); each optimum's restarts in a series."""
+OPTIMALITY_POWER = (
+    "fixed before the data: at every judged depth some restart of the chain's search (the deepened "
+    "shallower optimum among them) ends in the basin of the best speed known there, the fastest of the kept "
+    "optimum, the best single path and the 16x search (``restarts_reaching``: search value within 1e-3 of it)"
+)
+"""The power of the searches behind the judged optima (``check_power``). Observed: 3-16 of 16-17 restarts at
+every depth (3 at L = 16 and on the digits, where most random starts die and the deepened optimum is among
+them), under 1 and 2 threads and ATen's default kernels alike. Separately, a kept optimum that a reference
+beats beyond rounding (the polish kept another basin) is no optimum: its cases are uninformative
+(``NOT_OPTIMAL``), since the statements are about optimal directions. Observed: no reference beats an
+optimum; a reference's excess over an optimum is at most 6% of its tolerance (1e-15 to 1e-13), in every
+configuration."""
+NOT_OPTIMAL = "a reference (best single path or the 16x search) is faster than this kept optimum: not optimal"
+
+
+def reference_excess(chain: Chain, found: EscapeDirection) -> tuple[float, float]:
+    """(how far the fastest reference exceeds ``found``'s speed beyond the speeds' rounding, positive where
+    it beats it; the best speed known at that depth: the kept optimum's or a reference's)."""
     instance = chain.instance
+    tolerance = path_tolerance(instance, found)
+    excess, best = chain.path_speed - found.speed - tolerance, max(found.speed, chain.path_speed)
+    if chain.reference is not None:
+        reference = chain.reference
+        excess = max(excess, reference.speed - found.speed - tolerance - path_tolerance(instance, reference))
+        best = max(best, reference.speed)
+    return excess, best
+
+
+def beaten_depths(chain: Chain) -> set[int]:
+    """The depths whose kept optimum a reference beats beyond the speeds' rounding (``NOT_OPTIMAL``)."""
+    return {found.depth for found in chain.optima if reference_excess(chain, found)[0] > 0}
+
+
+def optimality(chain: Chain) -> tuple[set[int], int]:
+    """(``beaten_depths``, the fewest restarts of any depth in the basin of the best speed known there);
+    each optimum's numbers in a series."""
+    instance = chain.instance
+    fewest = math.inf
     for found in chain.optima:
-        tolerance = path_tolerance(instance, found)
-        check_inequality(chain.path_speed, found.speed, tolerance, lhs_range=SPEED_RANGE, label="single path",
-                         reference="best single path" + ("" if chain.exhaustive else " (sampled)"),
-                         instance=instance.name, depth=found.depth, **details)
-        if chain.reference is not None:
-            reference = chain.reference
-            check_inequality(reference.speed, found.speed, tolerance + path_tolerance(instance, reference),
-                             lhs_range=SPEED_RANGE, label="reference", reference=f"{reference.restarts} restarts at L = "
-                             f"{reference.depth}", instance=instance.name, depth=found.depth, **details)
+        excess, best = reference_excess(chain, found)
+        fewest = min(fewest, restarts_reaching(found, best))
         record_series("optimality", kind=chain.kind, instance=instance.name, depth=found.depth, speed=found.speed,
                       single_path_speed=chain.path_speed, exhaustive=chain.exhaustive,
                       single_path=abs(found.speed - chain.path_speed) <= path_tolerance(instance, found),
                       reference_speed=None if chain.reference is None else chain.reference.speed,
                       reference_restarts=None if chain.reference is None else chain.reference.restarts,
                       reference_agreeing=None if chain.reference is None else chain.reference.agreeing,
-                      **search_spread(found))
+                      in_best_basin=restarts_reaching(found, best), beaten=excess > 0, **search_spread(found))
+    return beaten_depths(chain), int(fewest)
+
+
+def optimality_power(fewest: int, beaten: list[str]) -> None:
+    """The searches' power (``OPTIMALITY_POWER``): ``fewest`` restarts of any depth in its best basin."""
+    check_power(fewest >= 1, OPTIMALITY_POWER, fewest_in_best_basin=fewest, beaten_optima=beaten)
+
+
+def skip_beaten(instance, found, **details) -> None:
+    """One uninformative case for an optimum a reference beats (``NOT_OPTIMAL``): its ratios are not
+    judged."""
+    with one_case():
+        record_case(0.0, 0.0, uninformative=NOT_OPTIMAL, check_kind="inequality", instance=instance.name,
+                    depth=found.depth, speed=found.speed, **details)
 
 
 def optimality_summary(chains) -> str:
@@ -171,9 +216,11 @@ def optimality_summary(chains) -> str:
         by_depth.setdefault(found.depth, []).append((found.agreeing, found.restarts))
     references = [chain.reference for chain in chains if chain.reference is not None]
     deep = len(by_depth) > 1
+    slower = sum(len(beaten_depths(chain)) for chain in chains)
     return (
-        f"Optimality: no optimum is slower than the best single path (exhaustive search of its first-layer "
-        f"direction on {len(gaps)} of {len(optima)} optima, sampled on the others) or than the 16x larger search at "
+        f"Optimality: {slower or 'no'} optimum is slower than the best single path (exhaustive search of its "
+        f"first-layer direction on {len(gaps)} of {len(optima)} optima, sampled on the others) or than the "
+        "16x larger search at "
         f"depth {REFERENCE_DEPTH} (" + (
             f"{len(references)} searches of {references[0].restarts} restarts; the best value found by "
             f"{min(r.agreeing for r in references)}-{max(r.agreeing for r in references)} of them)" if references
@@ -377,16 +424,22 @@ def test_theorem_31_at_computed_optima():
     fits: list = []
     above_floor: dict = {}
     families: dict = {}
+    fewest, beaten = math.inf, []
     for chain in t31_chains():
-        with finding("the judged optima are not beaten by the optimality references (single path, 16x search)"):
-            check_optimality(chain, claim="T31")
+        slower, in_basin = optimality(chain)
+        fewest = min(fewest, in_basin)
         for found in chain.optima:
+            if found.depth in slower:
+                beaten.append(f"{chain.instance.name} L={found.depth}")
+                skip_beaten(chain.instance, found, claim="T31")
+                continue
             c, nonvacuous = judge_t31(chain, found, tally, fits, above_floor)
             family = families.setdefault(chain.kind, dict(c=[], depths=set(), instances=set(), nonvacuous=0))
             family["c"].append(c)
             family["depths"].add(found.depth)
             family["instances"].add(chain.instance.name)
             family["nonvacuous"] += len(nonvacuous)
+    optimality_power(int(fewest), beaten)
     assert tally.get("held non-vacuous"), f"no layer with a bound in [0, 1) was judged: {tally}"
     if tally.get("negative bound") or tally.get("output layer"):
         declare_verdict("verified-with-correction", correction=t31_correction(tally))
@@ -601,12 +654,17 @@ def judge_p33(instance, found, eps, tally, **details):
 def test_proposition_33_at_computed_minimizers():
     tally: dict = {}
     extremes: dict = {}
+    fewest, beaten = math.inf, []
     for labels, relative, eps, u_norm, chain, u, v in p33_chains():
         instance = chain.instance
         x, g = instance.x, instance.g
-        with finding("the judged optima are not beaten by the optimality references (single path, 16x search)"):
-            check_optimality(chain, claim="P33")
+        slower, in_basin = optimality(chain)
+        fewest = min(fewest, in_basin)
         for found in chain.optima:
+            if found.depth in slower:
+                beaten.append(f"{instance.name} L={found.depth}")
+                skip_beaten(instance, found, claim="P33")
+                continue
             bound, ratios = judge_p33(instance, found, eps, tally, labels=labels, u_norm=u_norm)
             rank_one = float(torch.linalg.vector_norm(g @ v)) * float(torch.linalg.vector_norm(u))
             with finding("||G v|| ||u|| - ||G|| eps <= s* <= ||G v|| ||u|| + ||G|| eps (the proof's Eq. (4) step)"):
@@ -622,6 +680,7 @@ def test_proposition_33_at_computed_minimizers():
             hidden = max((value for r in ratios for name, value, _ in r.items() if r.layer < found.depth or name == "W_l"),
                          default=0.0)
             extremes.setdefault((labels, relative), []).append((bound, hidden))
+    optimality_power(int(fewest), beaten)
     mixed = p33_mixed_u(tally)
     assert tally.get("held non-vacuous"), f"nothing judged against a bound below 1: {tally}"
     if tally.get("output layer") or tally.get("negative bound"):
@@ -655,6 +714,8 @@ def test_proposition_33_at_computed_minimizers():
         f"(H orthogonal, H u of mixed signs) have the speed of the unreflected ones to rounding (largest difference "
         f"{mixed['largest']:.2g} relative) and hold the same bound; the statement is invariant under X -> H X "
         "(W_1 -> W_1 H^T keeps ||theta||, every Z_l and the singular values of W_1), and the proof never uses u >= 0."
+        + (" Reflected searches that kept a slower point than the unreflected optimum (no optimum, not "
+           f"compared): {', '.join(mixed['missed'])}." if mixed["missed"] else "")
     )
     keep = {}
     for row in recorded_series("Proposition 3.3 per layer"):  # one minimizer per case: the first data set's, deepest
@@ -678,8 +739,12 @@ def test_proposition_33_at_computed_minimizers():
 
 
 def p33_mixed_u(tally) -> dict:
-    """Proposition 3.3 with u of mixed signs: the aligned-label instances of ||u|| = 0.1, reflected."""
-    out = dict(count=0, largest=0.0, example=None)
+    """Proposition 3.3 with u of mixed signs: the aligned-label instances of ||u|| = 0.1, reflected. A
+    reflected search whose kept optimum is slower than the unreflected one beyond rounding has not found
+    the optimum (the reflection keeps every speed): it is listed in ``missed``, never compared (a search
+    that kept another basin is no evidence against the invariance); observed none, the reflected searches
+    reaching the unreflected optimum's basin in 13-16 of 16 restarts."""
+    out = dict(count=0, largest=0.0, example=None, missed=[])
     for labels, relative, eps, u_norm, chain, u, v in p33_chains():
         if labels != "aligned G" or u_norm != P33_U_NORMS[0]:
             continue
@@ -689,9 +754,12 @@ def p33_mixed_u(tally) -> dict:
         original = chain.optima[0]
         found = solve_escape(x, g, original.shapes, restarts=RESTARTS)
         reflected = type(instance)(instance.name + "-u-mixed", x, g, dict(instance.provenance, u_mixed_signs=True))
+        tolerance = (speed_error(found.rho, found.shapes, x, g)
+                     + speed_error(original.rho, original.shapes, instance.x, g) + gamma(16) * original.speed)
+        if found.speed < original.speed - tolerance:  # the reflected search kept a slower basin
+            out["missed"].append(reflected.name)
+            continue
         with finding("Prop. 3.3 with u of mixed signs (v >= 0): the same optimal speed, and the corrected bound holds"):
-            tolerance = (speed_error(found.rho, found.shapes, x, g)
-                         + speed_error(original.rho, original.shapes, instance.x, g) + gamma(16) * original.speed)
             check_close(found.speed, original.speed, tolerance, scale=original.speed, instance=reflected.name)
             bound = p33_bound(g, eps, found.speed)
             bound_tolerance = p33_bound_tolerance(g, eps, found.speed, speed_error(found.rho, found.shapes, x, g))

@@ -25,12 +25,14 @@ from claims import (
     check_close,
     check_exact,
     check_inequality,
+    check_power,
     check_property,
     check_rejected,
     declare_verdict,
     record_erratum,
     gamma,
     mlp,
+    record_case,
     record_note,
     rounding_depth,
 )
@@ -502,14 +504,30 @@ def rank_pattern_check(ranks, pattern, check=check_exact, **details):
     return check(observed, torch.tensor([float(r) for r in pattern], dtype=torch.float64), 0.5, **details)
 
 
+S13_RESTARTS = 2048
+S13_BASIN = (math.sqrt(2) - 1 + 0.5) / 2
+S13_REACHED = 4
+"""The solver's power on Example 1 (``check_power``), fixed before the data: at least ``S13_REACHED`` of its
+``S13_RESTARTS`` Gaussian restarts end in the basin of s2 = 1/2 (search speed above (s1 + s2)/2). Observed: 20
+of 2048, under 1 and 2 threads and ATen's default kernels alike (1 of 32 and 6 of 512: too near the
+threshold).
+The solver's kept optimum is judged (s = 1/2, its ranks) only where it is s2 to its float64 error: which
+candidate the polish certifies hinges on rounding (at 512 and 1024 restarts it keeps a dead point, s = 0);
+elsewhere its checks are uninformative (``S13_NOT_S2``)."""
+S13_NOT_S2 = "the solver's kept optimum is not s2 = 1/2 (the polish certified another candidate)"
+
+
 def solver_optimum_ranks():
-    """The solver's certified optimum of Example 1 at depth 3, width 4 (speed 1/2) and its ranks
-    (``numerical_rank``: sigma_i > max(shape) eps sigma_1)."""
+    """The solver's certified optimum of Example 1 at depth 3, width 4 (speed 1/2), its ranks
+    (``numerical_rank``: sigma_i > max(shape) eps sigma_1), the float64 error of its speed and how many
+    restarts end in the basin of s2."""
     from claims.bsj25 import example1_instance, numerical_rank, solve_escape, speed_error
 
     example = example1_instance()
-    found = solve_escape(example.x, example.g, example.shapes(3, 4), restarts=32)
-    return found, [numerical_rank(w) for w in found.weights], speed_error(found.rho, found.shapes, example.x, example.g)
+    found = solve_escape(example.x, example.g, example.shapes(3, 4), restarts=S13_RESTARTS)
+    reached = sum(-value > S13_BASIN for value in found.values)
+    error = speed_error(found.rho, found.shapes, example.x, example.g)
+    return found, [numerical_rank(w) for w in found.weights], error, reached
 
 
 @S13
@@ -521,11 +539,21 @@ def test_section_1_3_ranks_of_the_example():
     exact_ranks = [w.rank() for w in printed]
     rank_pattern_check(exact_ranks, S13_PRINTED, check=check_rejected, printed="ranks (2, 2, 1)", weights="Eq. (2)")
     rank_pattern_check(exact_ranks, S13_CORRECTED, identity="ranks (2, 1, 1)", weights="Eq. (2)")
-    found, ranks, error = solver_optimum_ranks()
+    found, ranks, error, reached = solver_optimum_ranks()
+    check_power(reached >= S13_REACHED, f"at least {S13_REACHED} of {S13_RESTARTS} restarts end in the basin "
+                "of s2 = 1/2 (search speed above (s1 + s2)/2)", reached=reached, restarts=found.restarts)
     # the float64 error of s = -L_0(rho) (gamma_k A(|rho|)); s is stationary at rho, so rho's own rounding is second order
-    check_close(found.speed, 0.5, error, identity="the solver's optimum has s2 = 1/2", kkt_residual=found.kkt_residual)
-    rank_pattern_check(ranks, S13_PRINTED, check=check_rejected, printed="ranks (2, 2, 1)", weights="solver optimum")
-    rank_pattern_check(ranks, S13_CORRECTED, identity="ranks (2, 1, 1)", weights="solver optimum")
+    judged = abs(found.speed - 0.5) <= error
+    solver = {"solver optimum ranks": ranks, "solver optimum speed": found.speed} if judged else {}
+    if judged:
+        check_close(found.speed, 0.5, error, identity="the solver's optimum has s2 = 1/2",
+                    kkt_residual=found.kkt_residual)
+        rank_pattern_check(ranks, S13_PRINTED, check=check_rejected, printed="ranks (2, 2, 1)",
+                           weights="solver optimum")
+        rank_pattern_check(ranks, S13_CORRECTED, identity="ranks (2, 1, 1)", weights="solver optimum")
+    else:
+        record_case(abs(found.speed - 0.5), error, uninformative=S13_NOT_S2, check_kind="identity",
+                    speed=found.speed, kkt_residual=found.kkt_residual, ranks=ranks)
     declare_verdict(
         "verified-with-correction",
         correction="Section 1.3 should read 'the first weight matrix is rank 2, followed by rank 1 matrices', as "
@@ -537,12 +565,13 @@ def test_section_1_3_ranks_of_the_example():
                 "first two weight matrices are rank 2, followed by rank 1 matrices",
         corrected="the first weight matrix is rank 2, followed by rank 1 matrices (Example 1, Eq. (2): ranks "
                   "(W1, W2, W3) = (2, 1, 1); Section 4: 'rank two in the first layer')",
-        counterexample={"Eq. (2) ranks (exact)": exact_ranks, "solver optimum ranks": ranks,
-                        "solver optimum speed": found.speed},
+        counterexample={"Eq. (2) ranks (exact)": exact_ranks, **solver},
     )
     record_note(
         f"Example 1: Eq. (2) ranks {exact_ranks} (sympy, exact); the solver's certified optimum at depth 3, width 4 "
-        f"(32 restarts, s = {found.speed:.16g}) ranks {ranks}. The printed 'first two weight matrices are rank 2' "
+        f"({found.restarts} restarts, {reached} in the basin of s2; s = {found.speed:.16g}) ranks {ranks}"
+        + ("" if judged else f" ({S13_NOT_S2}: not judged)")
+        + ". The printed 'first two weight matrices are rank 2' "
         "contradicts both and Section 4's own 'rank two in the first layer'. Not tried: whether some other optimum "
         "of the flat family has rank-2 W2 (an existence reading); deeper networks' optima found cold are local "
         "(depth 4: sqrt(2) - 1 only)."

@@ -33,11 +33,13 @@ from claims import (
     check_close,
     check_inequality,
     check_inequality_rejected,
+    check_power,
     check_property,
     check_rejected,
     declare_verdict,
     finding,
     gamma,
+    record_case,
     record_erratum,
     record_note,
     record_series,
@@ -50,6 +52,7 @@ from claims.bsj25 import (
     localized_loss,
     random_instance,
     rank_one_tail,
+    restarts_reaching,
     single_path_direction,
     single_path_speed,
     solve_escape,
@@ -73,7 +76,14 @@ RESTARTS = 32
 """Gaussian restarts per (width, depth), seed 100 + L: the cold starts of BSJ25.P32."""
 SUPPORT = 2
 """A cold-started optimum counts as s*(L) when at least this many restarts end within the solver's agreement
-(1e-3 relative) of it: it is not one restart's accident."""
+(1e-3 relative) of it: it is not one restart's accident. The cold searches' power (``check_power``), fixed
+before the data: every optimum is supported so, and at depth 2 at least this many restarts end in the basin
+of the exhaustive single path's speed s*(2) (``restarts_reaching``). Observed: at least 15 of 32 at depths
+2-5 (9 at depths 6-8, the cold starts of BSJ25.P32), under 1 and 2 threads and ATen's default kernels alike.
+A pair (L_0, L) with an unsupported optimum, or where the plateau s*(L) = s*(L_0) is not observed to the
+speeds' float64 errors (the statement's hypothesis, or a search that kept another basin), is uninformative
+(``NO_PLATEAU``)."""
+NO_PLATEAU = "the plateau s*(L) = s*(L_0) is not observed on supported optima at this pair (hypothesis unmet)"
 
 
 def plateau_depths() -> tuple[int, ...]:
@@ -141,12 +151,14 @@ def test_plateau_gives_an_optimal_direction_with_rank_one_tail():
     instance, optima, (path, path_error, _) = plateau_optima()
     count_cases_as("checks")
     rows, cold_tails = [], []
+    power = [found.agreeing for found in optima.values()]
+    power += [restarts_reaching(found, path) for (_, depth), found in optima.items() if depth == 2]
+    check_power(min(power) >= SUPPORT, f"at least {SUPPORT} restarts agree with every cold optimum, and at "
+                "depth 2 with the exhaustive single path's speed s*(2)", fewest=min(power), restarts=RESTARTS)
     for (width, depth), found in optima.items():
         error = speed_error(found.rho, found.shapes, instance.x, instance.g)
-        with finding("the cold-started optima are supported by their restarts and s*(2) is the best single path"):
-            check_property(supported(found), f"at least {SUPPORT} restarts agree with the optimum", width=width,
-                           depth=depth, agreeing=found.agreeing, restarts=found.restarts)
-            if depth == 2:
+        if depth == 2 and supported(found) and restarts_reaching(found, path) >= SUPPORT:
+            with finding("the supported depth-2 optima are the best single path"):
                 check_close(found.speed, path, error + path_error, identity="s*(2) = max_q ||G relu(X^T q)||",
                             width=width)
         rows.append({"width": width, "depth": depth, "speed": found.speed, "agreeing": found.agreeing,
@@ -160,9 +172,13 @@ def test_plateau_gives_an_optimal_direction_with_rank_one_tail():
                 deep = optima[(width, depth)]
                 deep_error = speed_error(deep.rho, deep.shapes, instance.x, instance.g)
                 shallow_error = speed_error(shallow.rho, shallow.shapes, instance.x, instance.g)
-                with finding("the hypothesis: the plateau s*(L) = s*(L_0) is observed"):
-                    check_close(deep.speed, shallow.speed, (deep_error + shallow_error) / shallow.speed,
-                                scale=shallow.speed, identity="s*(L) = s*(L_0)", width=width, depths=[depth0, depth])
+                plateau = abs(deep.speed - shallow.speed) <= deep_error + shallow_error  # to their errors
+                if not (plateau and supported(shallow) and supported(deep)):
+                    with one_case():
+                        record_case(abs(deep.speed - shallow.speed), deep_error + shallow_error,
+                                    uninformative=NO_PLATEAU, check_kind="inequality", width=width, L0=depth0,
+                                    L=depth)
+                    continue
                 with one_case():
                     extension_check(shallow.rho, shallow.shapes, deep.speed, deep_error, deep.shapes, instance,
                                     width=width, L0=depth0, L=depth)

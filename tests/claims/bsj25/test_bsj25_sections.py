@@ -15,7 +15,7 @@ import pytest
 
 from claims import (
     check_close, check_inequality, check_inequality_rejected, check_power, check_property, check_rejected, finding,
-    record_note,
+    record_case, record_note,
 )
 from claims.bsj25 import example1_instance, solve_escape, speed_error, sphere_speed_error
 from claims.evidence import count_cases_as, one_case, trajectory_factor
@@ -132,6 +132,27 @@ evaluations); the statement's own hypothesis is a flow that converges, and these
 follow to its tolerance."""
 
 
+S22_FRAGILE = ("the path's convergence outcome at s = 100 changes under a 1-ulp perturbation of its start "
+               f"or at rtol {S22_TIGHT_RTOL:g} (one long path that hinges on rounding is not a case)")
+"""Why a path's convergence check is recorded as uninformative: the check r <= K E + rounding is judged on the
+path from theta_0, on the path from theta_0 moved by 1 ulp in every entry (``torch.nextafter``) and on the
+rtol-1e-13 path, each with its own K and E; where they disagree, the outcome hinges on rounding. Observed: the
+three agree on both starts, r ~ 1.5e-12 against K E ~ 5e-9 to 1e-8, under 1 and 2 threads and ATen's default
+kernels alike."""
+
+
+def s22_converges(sphere, shapes, instance) -> tuple[bool, float, float, float]:
+    """(r <= K E + rounding at the path's last point, r, K, rounding) for one normalized path
+    (``sphere_flow``)."""
+    from claims.bsj25 import residual_lipschitz, residual_rounding
+
+    final = sphere.directions[-1]
+    lipschitz = residual_lipschitz(final, shapes, instance.x, instance.g)
+    rounding = residual_rounding(final, shapes, instance.x, instance.g)
+    residual = float(sphere.residuals[-1])
+    return residual <= lipschitz * sphere.direction_tolerance + rounding, residual, lipschitz, rounding
+
+
 def s22_cases():
     """(instance, shapes, theta_0 / ||theta_0||) per start: random data 3 x 6, depth 3, width 4."""
     import torch
@@ -193,10 +214,10 @@ def test_direction_in_s_time_does_not_depend_on_alpha():
     actual error: the same flow at rtol 1e-13."""
     import torch
 
-    from claims.bsj25 import residual_lipschitz, residual_rounding, sphere_flow
+    from claims.bsj25 import sphere_flow
 
     count_cases_as("trajectories")
-    notes = []
+    notes, fragile = [], []
     for instance, shapes, theta0 in s22_cases():
         with one_case():
             flows = s22_flows(instance, shapes, theta0)
@@ -207,14 +228,22 @@ def test_direction_in_s_time_does_not_depend_on_alpha():
             check_close(sphere.directions[: len(S22_S)], directions(None, reference),
                         sphere.direction_tolerance + reference.direction_tolerance, scale=1.0,
                         identity="normalized dynamics in s = the flow's theta_bar(s)", instance=instance.name)
-            final = sphere.directions[-1]
-            lipschitz = residual_lipschitz(final, shapes, instance.x, instance.g)
-            rounding = residual_rounding(final, shapes, instance.x, instance.g)
-            check_inequality(float(sphere.residuals[-1]), lipschitz * sphere.direction_tolerance, rounding,
-                             lhs_range=(0.0, 1.0), statement="theta_bar(s) converges to an escape direction",
-                             s=float(S22_S_END[-1]), instance=instance.name, K=lipschitz, E=sphere.direction_tolerance)
+            converges, residual, lipschitz, rounding = s22_converges(sphere, shapes, instance)
+            s_eval = S22_S + S22_S_END
+            tight = sphere_flow(theta0, shapes, instance.x, instance.g, s_eval, rtol=S22_TIGHT_RTOL)
+            start_ulp = torch.nextafter(theta0, torch.full_like(theta0, math.inf))  # every entry 1 ulp up
+            nudged = sphere_flow(start_ulp, shapes, instance.x, instance.g, s_eval)
+            outcomes = [converges] + [s22_converges(path, shapes, instance)[0] for path in (nudged, tight)]
+            details = dict(lhs_range=(0.0, 1.0), statement="theta_bar(s) converges to an escape direction",
+                           s=float(S22_S_END[-1]), instance=instance.name, K=lipschitz,
+                           E=sphere.direction_tolerance, outcomes_start_ulp_tight=outcomes)
+            if len(set(outcomes)) > 1:
+                record_case(max(0.0, residual - lipschitz * sphere.direction_tolerance), rounding,
+                            uninformative=S22_FRAGILE, check_kind="inequality", **details)
+                fragile.append(instance.name)
+            else:
+                check_inequality(residual, lipschitz * sphere.direction_tolerance, rounding, **details)
             with finding("the integrator's tolerance E on theta_bar bounds its error (estimated against rtol 1e-13)"):
-                tight = sphere_flow(theta0, shapes, instance.x, instance.g, S22_S + S22_S_END, rtol=S22_TIGHT_RTOL)
                 error = float(torch.linalg.vector_norm(sphere.directions - tight.directions, dim=1).max())
                 check_inequality(error, sphere.direction_tolerance, 0.0, lhs_range=(0.0, 2.0), instance=instance.name,
                                  label="E", tight_rtol=S22_TIGHT_RTOL)
@@ -227,7 +256,10 @@ def test_direction_in_s_time_does_not_depend_on_alpha():
                      + ", ".join(f"{flows[a].times[-1]:.6g} (alpha {a:g})" for a in S22_ALPHAS)
                      + "; tangential residual at s = " + ", ".join(f"{s:g}: {r:.2e}" for s, r in
                                                                  zip(sphere.s_eval[len(S22_S):], sphere.residuals[len(S22_S):], strict=True)) + "; " + lines)
-    record_note("Section 2.2 (depth 3, width 4, random data 3 x 6): " + "; ".join(notes) + ".")
+    agreement = f"they disagree on {', '.join(fragile)} (uninformative)" if fragile else "they agree on each"
+    record_note("Section 2.2 (depth 3, width 4, random data 3 x 6): " + "; ".join(notes) + ". Convergence at "
+                "s = 100 is judged where the path from theta_0, the path from theta_0 moved by 1 ulp and the "
+                f"rtol {S22_TIGHT_RTOL:g} path agree on it: {agreement}.")
 
 
 @S22_CONTROL

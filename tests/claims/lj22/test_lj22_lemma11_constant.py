@@ -15,7 +15,10 @@ import pytest
 import sympy
 from scipy.optimize import minimize
 
-from claims import check_exact, check_inequality, check_inequality_rejected, check_property, finding, record_note
+from claims import (
+    check_exact, check_inequality, check_inequality_rejected, check_power, check_property, finding,
+    record_note,
+)
 from claims.evidence import active_profile, count_cases_as, one_case
 
 EPS = sys.float_info.epsilon
@@ -23,6 +26,11 @@ SEARCH_SHAPES = {"dev": [(2, 1, 1), (3, 1, 2), (2, 2, 2)], "ci": [(2, 1, 1), (3,
                  "nightly": [(2, 1, 1), (3, 1, 2), (2, 2, 2), (3, 2, 3), (4, 3, 3)]}
 """(a, b, c) of Y (b x a), U (c x b), Z (c x a) per profile; balanced U = O (Y Y^T)^(1/2) needs c >= b."""
 RESTARTS = {"dev": 3, "ci": 3, "nightly": 8}
+SHARP = 0.5 + 1e-6
+"""The search's power (``check_power``), fixed before the data: some restart, over all the shapes, ends with a
+ratio at most 1/2 + 1e-6 (the search reaches the sharp constant, so it could have found a smaller one).
+Observed: 5 of 9 restarts (3 of 3 at (2, 1, 1), 1 of 3 at each other shape), the same under 1 and 2 threads
+and ATen's default kernels; judged over the restarts, not on the best one a shape's minimum rests on."""
 
 
 def printed_lhs(a_sq: float, offset: float) -> float:
@@ -48,10 +56,11 @@ def sides(U, Y, Z) -> tuple[float, float, float]:
     return float(a_sq), float(b_sq), float(np.linalg.norm(U.T @ U - Y @ Y.T, 2))
 
 
-def smallest_ratio(shape: tuple[int, int, int], seed: int) -> tuple[float, np.ndarray]:
+def smallest_ratio(shape: tuple[int, int, int], seed: int) -> tuple[float, np.ndarray, list[float]]:
+    """(the smallest ratio found, its point, every restart's final ratio)."""
     a, b, c = shape
     rng = np.random.default_rng(seed)
-    best = (np.inf, None)
+    best, finals = (np.inf, None), []
     for _ in range(RESTARTS[active_profile()]):
         x0 = rng.standard_normal(a * b + a * c + c * b)
 
@@ -62,18 +71,20 @@ def smallest_ratio(shape: tuple[int, int, int], seed: int) -> tuple[float, np.nd
 
         res = minimize(ratio, x0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-13, "maxiter": 3000})
         best = min(best, (float(res.fun), res.x / np.linalg.norm(res.x)), key=lambda r: r[0])
-    return best
+        finals.append(float(res.fun))
+    return (*best, finals)
 
 
 @pytest.mark.claim("LJ22.L11")
 def test_lemma11_sharpest_constant_by_search():
     """scipy.optimize (Nelder-Mead, 3 restarts per shape, 8 and two more shapes under nightly) minimizes ||B||^2/||A||^2 over balanced blocks: every
     optimum is >= 1/2 (the statement with c = 1/2 and D' = 0 at the optimum, an informative case: the ratio
-    reaches its bound) and the minima found over shapes with a >= 2 reach 1/2."""
+    reaches its bound) and the minima found over shapes with a >= 2 reach 1/2: the search's power, judged over
+    its restarts (``SHARP``)."""
     count_cases_as("optima")
-    found = {}
+    found, finals = {}, {}
     for i, shape in enumerate(SEARCH_SHAPES[active_profile()]):
-        ratio, x = smallest_ratio(shape, seed=i)
+        ratio, x, finals[shape] = smallest_ratio(shape, seed=i)
         U, Y, Z = balanced_block(x, *shape)
         a_sq, b_sq, offset = sides(U, Y, Z)
         with one_case():
@@ -84,9 +95,10 @@ def test_lemma11_sharpest_constant_by_search():
             check_inequality(printed_lhs(a_sq, offset), b_sq, 256 * EPS * (a_sq + b_sq) + offset, shape=shape,
                              ratio=ratio, D_prime=offset, reading="printed c = 1/8", lhs_range=(-offset, np.inf))
         found[shape] = ratio
-    with finding("Lemma 11's sharpest constant: the search reaches 1/2"):
-        check_inequality(min(found.values()), 0.5 + 1e-6, 1e-12, reading="smallest ratio found <= 1/2 + 1e-6",
-                         ratios={str(k): round(v, 10) for k, v in found.items()})
+    reached = {str(shape): sum(value <= SHARP for value in values) for shape, values in finals.items()}
+    check_power(sum(reached.values()) >= 1, "some restart ends with a ratio at most 1/2 + 1e-6 (the search "
+                "reaches the sharp constant)", reached=reached, restarts=sum(map(len, finals.values())),
+                ratios={str(k): round(v, 10) for k, v in found.items()})
     record_note(
         "Sharpest constant, search: over balanced blocks (U^T U = Y Y^T, D' = 0) scipy.optimize's smallest "
         "||B||_2^2/||A||_2^2 per shape (a, b, c) is "

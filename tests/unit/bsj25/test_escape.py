@@ -48,7 +48,7 @@ from claims.bsj25._search import (
     projected_descent,
     random_starts,
 )
-from claims.bsj25._solver import solve_escape
+from claims.bsj25._solver import AGREEMENT, restarts_reaching, solve_escape
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 F64 = torch.float64
@@ -134,6 +134,18 @@ def test_solver_on_rank_one_nonnegative_inputs(depth):
     assert all(r.weight <= r.weight_tolerance and r.activation <= r.activation_tolerance for r in ratios)
     test = perturbation_test(found.rho, shapes, instance.x, instance.g, directions=8)
     assert min(i + t for i, t in zip(test.increases, test.tolerances)) >= 0
+
+
+def test_restarts_reaching_counts_search_values_in_a_speeds_basin():
+    """``restarts_reaching``: the restarts whose search value is within ``AGREEMENT`` (relative) of
+    -speed; with the kept speed it is ``agreeing``, and a speed no restart came near has none."""
+    instance, _, _ = near_rank_one_instance(4, 3, 6, 2, 0.0, 2.0)
+    found = solve_escape(instance.x, instance.g, instance.shapes(2, 3), restarts=8, steps=100, fine_steps=50)
+    assert restarts_reaching(found, found.speed) == found.agreeing >= 1
+    assert restarts_reaching(found, 2 * found.speed) == 0
+    found.values = [-1.0, -1.0 + 0.99 * AGREEMENT, -1.0 - 0.99 * AGREEMENT, -1.0 + 1.01 * AGREEMENT, -0.5]
+    assert restarts_reaching(found, 1.0) == 3
+    assert restarts_reaching(found, 0.5) == 1
 
 
 def test_solver_on_example_1_finds_the_rank_two_kink_optimum():
