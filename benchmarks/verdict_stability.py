@@ -110,9 +110,11 @@ ROWS: dict[str, Row] = {
     **{f"threads{t}-{k}": Row(t, k) for t in (1, 2) for k in ("best", "avx2", "default")},
     "mkl-compatible": Row(1, "best", "COMPATIBLE"),
     "serial": Row(1, "best", None, "0"),
+    "serial-threads2": Row(2, "best", None, "0"),
 }
 """The default rows: threads 1/2 x kernels best/avx2/default under -n 2 (threads per worker), then
-threads1-best with MKL_CBWR=COMPATIBLE and threads1-best under -n 0."""
+threads1-best with MKL_CBWR=COMPATIBLE, and -n 0 with 1 and with 2 threads (a developer's plain
+``pytest -n 0`` on a 2-core machine: torch takes a thread per core)."""
 
 
 def run_once(

@@ -83,6 +83,7 @@ def test_the_default_rows_are_threads_by_kernels_under_two_workers_then_mkl_and_
     assert all(row.workers == "2" and row.mkl_cbwr is None for row in list(rows.values())[:6])
     assert rows["mkl-compatible"] == stability.Row(1, "best", "COMPATIBLE", "2")
     assert rows["serial"] == stability.Row(1, "best", None, "0")
+    assert rows["serial-threads2"] == stability.Row(2, "best", None, "0")
     assert rows["threads2-avx2"].environment() == {
         "OMP_NUM_THREADS": "2",
         "MKL_NUM_THREADS": "2",
