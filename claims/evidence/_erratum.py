@@ -41,6 +41,26 @@ agree on every one of them."""
 
 _ID = re.compile(r"(?P<claim>.+)-E(?P<number>[1-9][0-9]*)")
 
+SHARED_CAUSES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("BSJ25.P22-E1", "BSJ25.ESC-E1"),
+     "the radial rate of the flow from an escape direction is s L^{-L/2}, not s: Proposition 2.2 and the escape "
+     "time after it both take L_0(theta_bar) = -s on the radius-sqrt(L) sphere"),
+    (("LJ22.L11-E1", "LJ22.T2-E3"),
+     "an offset D squared where Ji & Telgarsky's B.2 (Weyl's inequality on the invariance) gives it unsquared: with "
+     "the square the chain fails wherever D < 1 (small weights)"),
+    (("BSJ25.P34-E1", "BSJ25.P34-E2", "BSJ25.P34-E3"),
+     "Proposition 3.4 counts (1-p)L layers, but its proof's product runs over X = Z^sigma_0, ..., Z^sigma_{L-1}: "
+     "the layers it bounds are l = 0..L-1, neither the network's l = 1..L nor its hidden layers"),
+)
+"""Errata that share one root cause (each group's IDs, the cause): the sheet links each entry to the others
+(``see_also``), so an author fixes the cause once."""
+
+
+def see_also(erratum_id: str) -> list[tuple[str, str]]:
+    """(other erratum ID, the shared cause) for every erratum that shares a root cause with ``erratum_id``."""
+    return [(other, cause) for ids, cause in SHARED_CAUSES if erratum_id in ids for other in ids
+            if other != erratum_id]
+
 
 class ErratumError(ValueError):
     """An erratum record that cannot stand: an unknown severity or location kind, a malformed ID, an

@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from claims.evidence._erratum import SEVERITIES
+from claims.evidence._erratum import SEVERITIES, see_also
 from claims.report._model import report_digest
 
 ERRATA_FILE = "errata.md"
@@ -138,6 +138,18 @@ def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _md_link(erratum_id: str, errata: list[dict[str, Any]]) -> str:
+    """A link to another erratum's entry in claims.html, where this report has it (else its ID, plain)."""
+    shown = any(e["id"] == erratum_id for e in errata)
+    return f"[{erratum_id}](claims.html#{erratum_id})" if shown else f"{erratum_id} (not recorded in this run)"
+
+
+def _html_link(erratum_id: str, errata: list[dict[str, Any]]) -> str:
+    if any(e["id"] == erratum_id for e in errata):
+        return f'<a href="#{html.escape(erratum_id)}">{html.escape(erratum_id)}</a>'
+    return f"{html.escape(erratum_id)} (not recorded in this run)"
+
+
 def render_errata_markdown(report: dict[str, Any]) -> str:
     """errata.md: an index table, then the entries by paper."""
     errata = report_errata(report)
@@ -172,6 +184,7 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
                 f"- Printed: {e['printed']}",
                 f"- Corrected: {e['corrected']}",
                 f"- Counterexample: {counterexample_text(e)}",
+                *(f"- See also: {_md_link(other, errata)} (same cause: {cause})" for other, cause in see_also(e["id"])),
                 f"- Recorded by: {', '.join(f'`{n}`' for n in e.get('nodeids', []))}",
                 "",
             ]
@@ -211,6 +224,8 @@ def errata_html(report: dict[str, Any]) -> str:
                 ("Printed", esc(e["printed"])),
                 ("Corrected", esc(e["corrected"])),
                 ("Counterexample", esc(counterexample_text(e))),
+                *(("See also", f"{_html_link(other, errata)} (same cause: {esc(cause)})")
+                  for other, cause in see_also(e["id"])),
                 ("Recorded by", ", ".join(f"<code>{esc(n)}</code>" for n in e.get("nodeids", []))),
             ]
             body = "".join(f"<li>{label}: {value}</li>" for label, value in items)

@@ -214,3 +214,26 @@ def test_entries_that_are_no_error_are_listed_apart_and_not_counted():
     assert text.index("## GP22") < text.index("### GP22.P2-E2") < text.index("## Not errors") < text.index(
         "### GP22.P2-E1")
     assert "## Findings beyond the statements" in text and "convexity is not needed" in text
+
+
+def test_errata_that_share_a_cause_link_each_other_both_ways():
+    from claims.evidence._erratum import SHARED_CAUSES, erratum_claim, see_also
+
+    for ids, cause in SHARED_CAUSES:
+        assert len(ids) >= 2 and cause
+        for erratum_id in ids:
+            erratum_claim(erratum_id)  # names a registered claim
+            assert {other for other, _ in see_also(erratum_id)} == set(ids) - {erratum_id}
+    assert [other for other, _ in see_also("BSJ25.P22-E1")] == ["BSJ25.ESC-E1"]
+    assert see_also("GP22.P2-E1") == []
+    run = {"started": "s", "profile": "ci", "selection": "full", "complete": True}
+    entry = {"id": "BSJ25.P22-E1", "paper": "BSJ25", "claim": "BSJ25.P22", "severity": "constant or factor wrong",
+             "location_kind": "statement", "location": "Prop. 2.2", "printed": "p", "corrected": "c",
+             "counterexample": "L = 2", "nodeids": ["t.py::a"]}
+    report = {"run": run, "papers": {"BSJ25": "Bantzis et al."}, "claims": [
+        {"id": "BSJ25.P22", "ref": "Prop. 2.2", "title": "t", "verdict": "verified-with-correction",
+         "errata": [entry]}]}
+    text = render_errata_markdown(report)
+    assert "- See also: BSJ25.ESC-E1 (not recorded in this run) (same cause: the radial rate" in text
+    report["claims"][0]["errata"].append({**entry, "id": "BSJ25.ESC-E1", "claim": "BSJ25.ESC"})
+    assert "- See also: [BSJ25.ESC-E1](claims.html#BSJ25.ESC-E1) (same cause:" in render_errata_markdown(report)
