@@ -26,19 +26,24 @@ NOT_REPRODUCED = "not-reproduced"
 PAPER, SUITE = "paper", "suite"
 
 
+SCALE_FIELDS = ("dataset", "widths", "training length")
+"""The setting's fields the verdict sentence names (the rest are in the claim's setting table)."""
+
+
 def _setting_text(side: dict[str, dict[str, str]], which: str) -> str:
-    return "; ".join(f"{name} {values[which]}" for name, values in side.items() if values[which] not in ("-",))
+    return "; ".join(f"{name} {values[which]}" for name, values in side.items()
+                     if name in SCALE_FIELDS and values[which] not in ("-", "not stated"))
 
 
 def scale_sentence(entry: dict[str, Any]) -> str | None:
-    """"Decided at this scale: <tested setting> (the paper: <its setting>)." for an empirical claim's entry,
-    None for a claim without a setting."""
+    """"Decided at a scale other than the paper's: <tested dataset, widths, training length> (the paper: <its>);
+    the whole setting is in the table." for an empirical claim's entry, None for a claim without a setting."""
     setting = entry.get("setting")
     if not setting:
         return None
     where = "the paper's own setting" if entry.get("at_paper_setting") else "a scale other than the paper's"
     return (f"Decided at {where}: {_setting_text(setting, 'tested')} (the paper: "
-            f"{_setting_text(setting, 'paper')}).")
+            f"{_setting_text(setting, 'paper')}); the whole setting is in the table below.")
 
 
 def scoped_verdict(claim: Claim, verdict: str) -> tuple[str, str | None]:
