@@ -138,7 +138,21 @@ def errata_problems(report: Mapping[str, Any]) -> list[str]:
             for claim_id in refuted_without_errata(dict(report))]
 
 
+def scope_problems(report: Mapping[str, Any]) -> list[str]:
+    """A verdict that says more than its scope (``claims.report._scope``): an empirical claim refuted away from
+    the paper's setting, or a question beyond the papers counted among the papers' verdicts."""
+    problems = [f"{c['id']} is refuted at a scale other than the paper's: that is not-reproduced, not a refutation"
+                for c in report.get("claims", [])
+                if c["verdict"] == "refuted" and c.get("setting") and not c.get("at_paper_setting")]
+    papers = [c for c in report.get("claims", []) if c.get("origin") != "suite"]
+    if "summary_beyond_papers" in report and any(
+            n != sum(c["verdict"] == verdict for c in papers) for verdict, n in report["summary"].items()):
+        problems.append("the summary counts a question beyond the papers among the papers' verdicts")
+    return problems
+
+
 def report_problems(report: Mapping[str, Any], markdown: str, page: str) -> list[str]:
-    """Everything ``json_problems``, ``errata_problems`` and ``rendered_problems`` find; empty when nothing
-    misleads."""
-    return json_problems(report) + errata_problems(report) + rendered_problems(report, markdown, page)
+    """Everything ``json_problems``, ``errata_problems``, ``scope_problems`` and ``rendered_problems`` find;
+    empty when nothing misleads."""
+    return (json_problems(report) + errata_problems(report) + scope_problems(report)
+            + rendered_problems(report, markdown, page))

@@ -603,3 +603,18 @@ def test_questions_beyond_the_papers_are_counted_apart_and_have_no_errata():
     lines = verdict_lines(report)
     assert f"  questions beyond the papers (1): {question.id} refuted" in lines
     assert not any(line.startswith("  refuted") for line in lines)
+
+
+def test_the_report_lint_flags_a_verdict_that_says_more_than_its_scope():
+    from claims.report._lint import scope_problems
+    from claims.report._model import build_report
+
+    report = build_report({"selection": "full", "complete": True}, {})
+    assert scope_problems(report) == []
+    f1 = next(c for c in report["claims"] if c["id"] == "GP22.F1")
+    f1["verdict"] = "refuted"  # an empirical claim refuted at the suite's scale: not-reproduced, never refuted
+    x1 = next(c for c in report["claims"] if c.get("origin") == "suite")
+    report["summary"][x1["verdict"]] += 1  # a question beyond the papers counted as a paper's
+    assert scope_problems(report) == [
+        "GP22.F1 is refuted at a scale other than the paper's: that is not-reproduced, not a refutation",
+        "the summary counts a question beyond the papers among the papers' verdicts"]
