@@ -9,7 +9,8 @@ With a baseline, a failed test is an *expected verdict* (``expected_failure``) w
 - it failed in its call phase and is a claim test's evidence test, not a negative control;
 - its outcome in the report is ``failed``: a check of ``claims.checks`` raised ``ClaimViolation`` (a
   counterexample), not an ``error`` (a broken test, a NaN, a failing finding, a setup or teardown failure);
-- every claim it evidences was already ``refuted`` in the baseline, and is ``refuted`` in this run.
+- every claim it evidences was already ``refuted`` (or ``not-reproduced``: an empirical claim's failure away
+  from the paper's setting, ``claims.report._scope``) in the baseline, with the same verdict in this run.
 
 When every failure of the run is an expected verdict (``expected_failures``) and the run is otherwise
 clean (pytest's status is "tests failed", not an interruption or an internal error; no collection error; the
@@ -30,6 +31,10 @@ from typing import Any
 from claims.report._model import TestRecord
 
 
+REFUTING = ("refuted", "not-reproduced")
+"""The verdicts a failing check gives a claim (a counterexample; away from the paper's setting, not reproduced)."""
+
+
 def _verdicts(report: Mapping[str, Any]) -> dict[str, str]:
     return {c.get("id"): c.get("verdict") for c in report.get("claims") or [] if isinstance(c, Mapping)}
 
@@ -42,7 +47,7 @@ def expected_failure(nodeid: str, when: str, record: TestRecord | None, baseline
     if when != "call" or record is None or record.negative_control or record.outcome != "failed":
         return False
     before, now = _verdicts(baseline), _verdicts(report)
-    return bool(record.claim_ids) and all(before.get(i) == now.get(i) == "refuted" for i in record.claim_ids)
+    return bool(record.claim_ids) and all(before.get(i) == now.get(i) in REFUTING for i in record.claim_ids)
 
 
 def expected_failures(failures: Sequence[tuple[str, str]], records: Mapping[str, TestRecord],
