@@ -16,8 +16,9 @@ from claims.lj22._alignment import (
     theorem2_network_with_convolutions,
 )
 from claims.lj22._laws import (
-    LawCount, QuadraticLaw, convolution_invariants, count_laws, describe_law, missing_laws, not_conserved,
-    predicted_laws, quadratic_laws, twin_balances, vertex_balances,
+    LawCount, MissingByKind, QuadraticLaw, convolution_invariants, count_laws, describe_law, layer_balances,
+    missing_by_kind, missing_laws, not_conserved, polynomial_law_gradients, predicted_laws, quadratic_laws,
+    twin_balances, vertex_balances,
 )
 from claims.lj22._limits import (
     DoublingPath, appendix_e_drifts, appendix_e_terms, corollary1_start, doubling_lengths, follow_doublings, growth_exponents, layer_series,
@@ -38,9 +39,11 @@ __all__ = [
     "THEOREM2_BLOCK_SHAPE", "THEOREM2_CONV_CHAIN", "THEOREM2_THROUGH_BLOCK_SHAPE", "theorem2_block_sides",
     "theorem2_block_start", "theorem2_convolution_start", "theorem2_through_block_matrices",
     "theorem2_through_block_start",
-    "Balance", "DRIFT_RATIOS", "DoublingPath", "DriftStudy", "LawCount", "ORDER_PROTOCOL", "QuadraticLaw",
-    "SLOPE_BAND", "alignment", "convolution_invariants", "count_laws", "describe_law", "missing_laws",
-    "not_conserved", "predicted_laws", "quadratic_laws", "twin_balances", "vertex_balances",
+    "Balance", "DRIFT_RATIOS", "DoublingPath", "DriftStudy", "LawCount", "MissingByKind", "ORDER_PROTOCOL",
+    "QuadraticLaw",
+    "SLOPE_BAND", "alignment", "convolution_invariants", "count_laws", "describe_law", "layer_balances",
+    "missing_by_kind", "missing_laws", "not_conserved", "polynomial_law_gradients", "predicted_laws",
+    "quadratic_laws", "twin_balances", "vertex_balances",
     "appendix_e_drifts", "appendix_e_terms", "block_matrices",
     "convolution_chain", "convolution_chain_invariants", "corollary1_network", "corollary1_start",
     "definition8_matrix", "doubling_lengths", "drift_study", "follow_doublings", "growth_exponents",

@@ -1,7 +1,7 @@
-"""LJ22's conserved quantities as a count: the laws that Lemma 2 (Eqs. (4), (5)) and Theorem 1 (Eq. (6),
-whole matrix for linear layers) give for an architecture, as functions of the free parameters theta, the
-number of them that are independent, and that number against the count of all the laws of gradient flow
-(``claims.models._conservation``: D - dim Lie(grad phi)).
+"""LJ22's conserved quantities as a count: the laws that Lemma 2 (Eqs. (4), (5)), Lemma 3 (Eq. (7)) and
+Theorem 1 (Eq. (6), whole matrix for linear layers) give for an architecture, as functions of the free
+parameters theta, the number of them that are independent, and that number against the count of all the laws
+of gradient flow (``claims.models._conservation``: D - dim Lie(grad phi)).
 
 Which laws each statement gives, for every data set and loss (so for every activation pattern):
 
@@ -17,15 +17,25 @@ Which laws each statement gives, for every data set and loss (so for every activ
   [Y; Z] rearranged). For dense layers and residual blocks without shared parameters, Eq. (6)'s entries are
   Eq. (4) (diagonal) and Eq. (5) (off-diagonal) on the neurons between the two layers, so they add nothing.
 
-Lemma 3's layer balances are sums of Eq. (4)'s, so they add no independent law. The independent count is the
-rank of the laws' gradients at a point (exact), and each law is checked to be a law of the reparametrization
-exactly: grad Q . grad phi_g is the zero polynomial for every coordinate g.
+- Eq. (7) of Lemma 3 for two layers F, F' of learnable edges (Definition 7 read as a path cut, LJ22.L3-E1):
+  sum_F theta^2 - sum_F' theta^2 (``layer_balances``). Where every edge is learnable these are sums of Eq.
+  (4)'s; where edges are fixed they are not: a path cut keeps both ends of a fixed edge on one side, so it
+  balances the class of vertices the fixed edges join (e.g. the output r1 of a block and, through an identity
+  skip, the output r2 of the next, with the next block's hidden neurons), where no vertex has Eq. (4).
+
+The independent count is the rank of the laws' gradients at a point (exact), and each law is checked to be a
+law of the reparametrization exactly: grad Q . grad phi_g is the zero polynomial for every coordinate g. The
+laws beyond the prediction are sorted by kind (``missing_by_kind``): quadratic (``missing_laws``), polynomial
+of a higher degree up to a bound, and the rest (not polynomial up to that degree, e.g. the logarithmic law of
+a one-input linear ResNetIdentity block, whose model is one scalar c (1 + a b)).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
+from math import gcd
 from typing import Any, Sequence
 
 import torch
@@ -110,6 +120,136 @@ def twin_balances(network: DagNetwork) -> list[QuadraticLaw]:
     return laws
 
 
+def _useful(network: DagNetwork) -> list[bool]:
+    """useful[v]: some directed path leads from v to the output (every vertex is reached from an input)."""
+    useful = [False] * network.n_vertices
+    useful[network.output] = True
+    for v in range(network.output - 1, -1, -1):
+        useful[v] = any(useful[network.edges[e][1]] for e in network.out_edges[v])
+    return useful
+
+
+def _layer_classes(network: DagNetwork) -> tuple[list[int], list[list[int]]] | None:
+    """The classes of vertices that no path cut of learnable edges separates, and the free ones among them:
+    ``(cls, free)``, ``cls[v]`` the class of vertex v (-1 if no path leads from v to the output) and ``free``
+    the vertex lists of the classes by which two such cuts can differ exactly; None when there is no such cut.
+
+    A path cut is F = the edges from A to V minus A for a vertex set A that holds the inputs, not the output,
+    and the tail of every edge whose head it holds (no path meets F twice); F is learnable when A holds both
+    ends of every fixed edge or neither. So the inputs are merged, the ends of each fixed edge, and the
+    classes on a cycle of the quotient; A holds every class with a path to the inputs' class ("forced in")
+    and none with a path from the output's ("forced out"). Every other class X is free: A = the forced-in
+    classes, X and the classes with a path to X, is such a cut, A minus X another, and their squared norms
+    differ by X's balance."""
+    useful = _useful(network)
+    parent = list(range(network.n_vertices))
+
+    def root(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    def merge(u: int, v: int) -> None:
+        parent[root(u)] = root(v)
+
+    for v in range(1, network.n_inputs):
+        merge(v, 0)
+    edges = [e for e, (_, v) in enumerate(network.edges) if useful[v]]
+    for e in edges:
+        if not network.learnable[e]:
+            merge(*network.edges[e])
+    while True:  # classes on a cycle of the quotient: no cut separates them
+        roots = sorted({root(v) for v in range(network.n_vertices) if useful[v]})
+        successors = {r: {root(network.edges[e][1]) for e in edges if root(network.edges[e][0]) == r} - {r}
+                      for r in roots}
+        reach = {r: _reachable(r, successors) for r in roots}
+        cycle = next(((r, s) for r in roots for s in reach[r] if s != r and r in reach[s]), None)
+        if cycle is None:
+            break
+        merge(*cycle)
+    source, sink = root(0), root(network.output)
+    forced_out = reach[sink]
+    forced_in = {r for r in roots if source in reach[r]}
+    if forced_in & forced_out:
+        return None
+    cls = [root(v) if useful[v] else -1 for v in range(network.n_vertices)]
+    free = [[v for v in range(network.n_vertices) if cls[v] == r] for r in roots
+            if r not in forced_in and r not in forced_out]
+    return cls, free
+
+
+def _reachable(start: int, successors: dict[int, set[int]]) -> set[int]:
+    seen, stack = {start}, [start]
+    while stack:
+        for s in successors[stack.pop()]:
+            if s not in seen:
+                seen.add(s)
+                stack.append(s)
+    return seen
+
+
+def layer_balances(network: DagNetwork) -> list[QuadraticLaw]:
+    """Eq. (7) of Lemma 3, sum_F theta^2 - sum_F' theta^2 for layers F, F' of learnable edges (Definition 7
+    read as a path cut, LJ22.L3-E1: every input-output path meets F exactly once), spanned by one law per
+    free class X of ``_layer_classes``: the squares of the edges into X minus those out of X. Where every
+    edge is learnable the classes are single vertices and the law is Eq. (4) there; a fixed edge (an identity
+    skip, a frozen layer) joins its two ends in one class, which Lemma 3 balances and Lemma 2 does not. A
+    parameter carried by several edges (a convolution's kernel) counts once, as the paper's 'significance'
+    paragraph counts a kernel's flattening as a layer: that needs one coefficient on all its edges, so the
+    laws are then the combinations of the classes' balances that give it (a nullspace, exact)."""
+    classes = _layer_classes(network)
+    if classes is None or not classes[1]:
+        return []
+    cls, free = classes
+    index = {cls[members[0]]: k for k, members in enumerate(free)}
+    # by parameter, its edges (u, v) across classes: +1 on v's class, -1 on u's (into X minus out of X)
+    rows: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
+    for e, (u, v) in enumerate(network.edges):
+        if cls[v] < 0 or not network.learnable[e]:  # an edge no input-output path uses has no gradient
+            continue
+        row = [(index[cls[v]], 1)] if cls[v] in index and cls[u] != cls[v] else []
+        row += [(index[cls[u]], -1)] if cls[u] in index and cls[u] != cls[v] else []
+        rows.setdefault(network.parameters[e], []).append((e, row))
+    K = len(free)
+
+    def dense(row) -> list[int]:
+        out = [0] * K
+        for k, c in row:
+            out[k] += c
+        return out
+
+    constraints = []
+    for carried in rows.values():
+        first = dense(carried[0][1])
+        constraints += [[a - b for a, b in zip(dense(row), first)] for _, row in carried[1:]]
+    constraints = [c for c in constraints if any(c)]
+    if constraints:
+        from sympy.polys.domains import QQ
+        from sympy.polys.matrices import DomainMatrix
+
+        rows_qq = [[QQ.convert(c) for c in row] for row in constraints]
+        basis = _rational_nullspace(DomainMatrix(rows_qq, (len(constraints), K), QQ))
+    else:
+        basis = [[Fraction(int(j == k)) for j in range(K)] for k in range(K)]
+    laws = []
+    for vector in basis:
+        coefficients = {}
+        for p, carried in rows.items():
+            value = sum((vector[k] * c for k, c in carried[0][1]), Fraction(0))
+            if value:
+                coefficients[p] = value
+        if not coefficients:
+            continue
+        scale = 1
+        for value in coefficients.values():
+            scale = scale * value.denominator // gcd(scale, value.denominator)
+        terms = tuple((p, p, int(value * scale)) for p, value in sorted(coefficients.items()))
+        members = [v for k, members in enumerate(free) if vector[k] for v in members]
+        laws.append(QuadraticLaw(f"Eq. (7) around vertices {members}", terms))
+    return laws
+
+
 def _parameter_matrix(network: DagNetwork, build) -> list[list[int]]:
     """A Theorem 1 matrix (a rearrangement of edge weights) with the free parameter of each entry in it
     (-1 where no edge): ``build`` applied to the edge ids + 1, whose rearrangements keep them."""
@@ -156,8 +296,13 @@ def convolution_invariants(network: DagNetwork) -> list[QuadraticLaw]:
 
 
 def predicted_laws(network: DagNetwork) -> list[QuadraticLaw]:
-    """Every law LJ22's Lemma 2 and Theorem 1 give for ``network`` (the module's docstring)."""
-    return vertex_balances(network) + twin_balances(network) + convolution_invariants(network)
+    """Every law LJ22's Lemmas 2 and 3 and Theorem 1 give for ``network`` (the module's docstring); a layer
+    balance equal to a vertex's Eq. (4) is left out (the same law)."""
+    vertices = vertex_balances(network)
+    known = {frozenset(law.terms) for law in vertices} | {frozenset((p, q, -c) for p, q, c in law.terms)
+                                                            for law in vertices}
+    layers = [law for law in layer_balances(network) if frozenset(law.terms) not in known]
+    return vertices + twin_balances(network) + convolution_invariants(network) + layers
 
 
 def not_conserved(network: DagNetwork, laws: Sequence[QuadraticLaw], phi: Reparametrization | None = None) -> list[str]:
@@ -299,3 +444,98 @@ def describe_law(network: DagNetwork, law: QuadraticLaw) -> str:
         monomial = f"{name(p)}^2" if p == q else f"{name(p)} {name(q)}"
         parts.append(("- " if c < 0 else "+ ") + (f"{abs(c)} " if abs(c) != 1 else "") + monomial)
     return " ".join(parts).removeprefix("+ ")
+
+
+def polynomial_law_gradients(
+    network: DagNetwork, degree: int, point: Sequence[int], phi: Reparametrization | None = None,
+) -> list[list[Fraction]]:
+    """The gradients at ``point`` of a basis of the polynomial laws of degree <= ``degree`` without constant
+    term (grad P . grad phi_g the zero polynomial for every g: a linear system in P's coefficients, solved
+    exactly as ``quadratic_laws``). Their rank, with the predicted laws', counts the independent polynomial
+    laws up to that degree. The unknowns grow as C(D + degree, degree): meant for small D."""
+    from itertools import combinations_with_replacement
+
+    from sympy.polys.domains import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    phi = phi or reparametrization(network)
+    _, generators, constant = polynomial_ring(network)
+    D = network.n_parameters
+    monomials = [m for k in range(1, degree + 1) for m in combinations_with_replacement(range(D), k)]
+    derivatives = [[polynomial.diff(x) for x in generators]
+                   for polynomial in phi.polynomials(generators, constant)]
+    equations: dict[tuple[int, Any], dict[int, Any]] = {}
+    for column, monomial in enumerate(monomials):
+        counts = Counter(monomial)
+        partials = {}
+        for p, e in counts.items():
+            term = e
+            for q, f in counts.items():
+                term = term * generators[q] ** (f - (q == p))
+            partials[p] = term
+        for g, derivative in enumerate(derivatives):
+            term = sum((partials[p] * derivative[p] for p in partials if derivative[p]), 0)
+            for key, coefficient in (term.items() if term else ()):
+                row = equations.setdefault((g, key), {})
+                row[column] = row.get(column, 0) + coefficient
+    if equations:
+        rows = [[QQ.convert(row.get(c, 0)) for c in range(len(monomials))] for row in equations.values()]
+        basis = _rational_nullspace(DomainMatrix(rows, (len(rows), len(monomials)), QQ))
+    else:
+        basis = [[Fraction(int(i == j)) for j in range(len(monomials))] for i in range(len(monomials))]
+    gradients = []
+    for vector in basis:
+        gradient = [Fraction(0)] * D
+        for value, monomial in zip(vector, monomials):
+            if not value:
+                continue
+            counts = Counter(monomial)
+            for p, e in counts.items():
+                term = value * e
+                for q, f in counts.items():
+                    term *= Fraction(point[q]) ** (f - (q == p))
+                gradient[p] += term
+        gradients.append(gradient)
+    return gradients
+
+
+def _rational_nullspace(matrix) -> list[list[Fraction]]:
+    """A basis of a ``DomainMatrix``'s nullspace over QQ, as Fractions."""
+    vectors = matrix.nullspace().to_Matrix().tolist()
+    return [[Fraction(int(v.p), int(v.q)) for v in vector] for vector in vectors]
+
+
+@dataclass(frozen=True)
+class MissingByKind:
+    """The laws a count finds beyond the prediction (``total``), by kind: ``quadratic`` (independent quadratic
+    laws beyond the predicted ones), ``polynomial`` (polynomial laws of degree 3..``degree`` beyond those;
+    None when not searched) and ``other``, the rest: not polynomial up to ``degree`` (not quadratic when
+    ``polynomial`` is None)."""
+
+    total: int
+    quadratic: int
+    polynomial: int | None
+    degree: int
+
+    @property
+    def other(self) -> int:
+        return self.total - self.quadratic - (self.polynomial or 0)
+
+
+def missing_by_kind(
+    network: DagNetwork, count: LawCount, degree: int = 4, max_parameters: int = 8,
+) -> MissingByKind:
+    """Sort the count's missing laws (counted - predicted) by kind at its first point; the search for
+    polynomial laws of degree <= ``degree`` runs only up to ``max_parameters`` free parameters (its cost)."""
+    from claims.models._conservation import exact_rank
+
+    total = count.counted - count.predicted
+    quadratic = len(missing_laws(network, count)) if total > 0 else 0
+    if total <= 0 or network.n_parameters > max_parameters or quadratic == total:
+        return MissingByKind(total, quadratic, 0 if quadratic == total else None, degree)
+    D = network.n_parameters
+    point = count.lie[0].point
+    frame = [law.gradient_at(point, D) for law in count.laws]
+    polynomial = exact_rank(frame + polynomial_law_gradients(network, degree, point), D) - count.predicted
+    return MissingByKind(total, quadratic, polynomial - quadratic, degree)
+

@@ -388,8 +388,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(
         id="LJ22.X1",
         paper="LJ22",
-        ref="Lemma 2 and Theorem 1, beyond the paper",
-        title="Are Lemma 2's and Theorem 1's invariants all the conservation laws?",
+        ref="Lemmas 2 and 3 and Theorem 1, beyond the paper",
+        title="Are the invariants of Lemmas 2 and 3 and Theorem 1 all the conservation laws?",
         statement=(
             "For every feedforward architecture of the kinds the paper treats (DAGs with skip connections and "
             "ReLU, leaky or linear vertices; fully-connected networks with or without biases; ResNetIdentity, "
@@ -397,14 +397,18 @@ CLAIMS: tuple[Claim, ...] = (
             "independent conservation laws of gradient flow that hold for every data set and loss, D - dim "
             "Lie{grad phi_k}(theta) at a generic theta (Marcotte, Gribonval & Peyre 2023; D free parameters, "
             "phi the path products h of Definition 4 summed over the paths that share an input and the same "
-            "non-linear vertices), equals the number of independent laws that Lemma 2 (Eqs. (4) and (5)) and "
+            "non-linear vertices), equals the number of independent laws that Lemma 2 (Eqs. (4) "
+            "and (5)), Lemma 3 (Eq. (7), layers of learnable edges read as path cuts, LJ22.L3-E1) and "
             "Theorem 1 (Eq. (6), whole matrix for linear layers) give for it."
         ),
         kind="identity",
         notes=(
             "Refuted on an architecture where the count exceeds the prediction: the paper's invariants are then "
-            "not all that gradient flow conserves there; the missing count is reported per architecture. A count "
-            "below the prediction would mean a predicted law is not conserved.",
+            "not all that gradient flow conserves there; the missing count is reported per architecture, "
+            "by kind (quadratic, found as laws; polynomial of degree 3..4; not polynomial up to degree 4), "
+            "and where phi is one scalar (a one-input model that collapses to a single number, e.g. a "
+            "linear residual block) the extra laws are first integrals of that one gradient field, not "
+            "polynomial. A count below the prediction would mean a predicted law is not conserved.",
         ),
         tested_as=(
             "Exact ranks in rational arithmetic at random integer points (sympy sparse polynomials; ranks by "

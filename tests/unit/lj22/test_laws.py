@@ -3,11 +3,16 @@ polynomial identity, and the quadratic laws beyond them."""
 
 from __future__ import annotations
 
+import sympy
+
 from claims.lj22 import (
-    convolution_invariants, count_laws, describe_law, missing_laws, not_conserved, predicted_laws, quadratic_laws,
-    twin_balances, vertex_balances,
+    convolution_invariants, count_laws, describe_law, layer_balances, missing_by_kind, missing_laws,
+    not_conserved, predicted_laws, quadratic_laws, twin_balances, vertex_balances,
 )
-from claims.models import LINEAR, RELU, Conv, DagNetwork, mlp, resnet, sequential
+from claims.models import (
+    LINEAR, RELU, Block, Conv, DagNetwork, GraphLayers, NetworkBuilder, mlp, resnet, sequential,
+)
+from claims.models._conservation import exact_rank, integer_point
 
 
 def test_two_layer_linear_prediction_is_theorem_1():
@@ -48,13 +53,108 @@ def test_shared_parameters_remove_the_vertex_balance_and_theorem_1_replaces_it()
 
 def test_the_chain_balance_across_an_identity_skip_is_found():
     """Two ReLU blocks, the second ResNetIdentity: the frozen skip removes Eq. (4) at r1 and r2, yet the sum of
-    their balances is conserved (rescale r1, carry the scale through the skip into r2)."""
+    their balances is conserved per channel (rescale r1's neuron, carry the scale through the skip into r2's).
+    Summed over the two channels (with Eq. (4) at the second block's hidden neuron) it is Lemma 3's balance of
+    the layers [U1 D1] and Fin; per channel it is neither Lemma 2's nor Lemma 3's: one quadratic law is
+    missing (either channel's, the other is their sum minus it)."""
     network = resnet(2, [("diagonal", 1, 2), ("identity", 1, 2)])
+    without_lemma3 = count_laws(network, vertex_balances(network) + twin_balances(network))
+    assert (without_lemma3.counted, without_lemma3.predicted) == (4, 2)
+    assert len(missing_laws(network, without_lemma3)) == 2
     count = count_laws(network)
-    assert (count.counted, count.predicted) == (4, 2) and not count.certified
+    assert (count.counted, count.predicted) == (4, 3) and not count.certified
     missing = missing_laws(network, count)
-    assert len(missing) == 2 and not not_conserved(network, missing)
+    assert len(missing) == 1 and not not_conserved(network, missing)
     assert "w(" in describe_law(network, missing[0])
+    kinds = missing_by_kind(network, count, max_parameters=12)
+    assert (kinds.total, kinds.quadratic, kinds.polynomial, kinds.other) == (1, 1, 0, 0)
+
+
+def frozen_middle_layer() -> DagNetwork:
+    """2 inputs -> W1 -> 2 ReLU -> a fixed 2 x 2 layer -> 2 ReLU -> W3 -> output: no hidden vertex has Eq. (4)
+    (each touches a fixed edge), but W1 and W3 are two layers of learnable edges (both path cuts)."""
+    builder = NetworkBuilder(2)
+    first, second = builder.layer(2, RELU), builder.layer(2, RELU)
+    builder.dense(builder.inputs, first, "W1")
+    builder.fixed(first, second, [[1.0, -2.0], [3.0, 1.0]], "W2")
+    output = builder.layer(1, LINEAR)
+    builder.dense(second, output, "W3")
+    return builder.build()
+
+
+def lemma3_is_new(network: DagNetwork, law) -> bool:
+    """``law``'s gradient is outside the span of Eq. (4)'s at a random point (exact ranks)."""
+    D = network.n_parameters
+    point = integer_point(D, 7)
+    eq4 = [balance.gradient_at(point, D) for balance in vertex_balances(network)]
+    return exact_rank(eq4 + [law.gradient_at(point, D)], D) > exact_rank(eq4, D)
+
+
+def test_lemma3_balances_the_layers_around_a_frozen_layer():
+    """|W1|^2 - |W3|^2 (Eq. (7), F = W1, F' = W3) is conserved, and Lemma 2 gives nothing there."""
+    network = frozen_middle_layer()
+    graph = GraphLayers(network)
+    for name in ("W1", "W3"):
+        assert graph.is_path_cut(frozenset(e for row in network.matrices[name] for e in row))
+    (law,) = layer_balances(network)
+    assert sorted(law.terms) == [(p, p, 1) for p in range(4)] + [(p, p, -1) for p in (4, 5)]
+    assert vertex_balances(network) == []
+    assert not not_conserved(network, [law]) and lemma3_is_new(network, law)
+    count = count_laws(network)
+    assert count.predicted == 1 and count.certified
+
+
+def test_lemma3_across_an_identity_skip_is_not_a_sum_of_eq4():
+    """The chain of blocks: Lemma 3's law around r1, the skip and r2 is conserved and new beside Eq. (4)."""
+    network = resnet(2, [("diagonal", 1, 2), ("identity", 1, 2)])
+    laws = layer_balances(network)
+    assert laws and not not_conserved(network, laws)
+    assert any(lemma3_is_new(network, law) for law in laws)
+    assert not not_conserved(network, predicted_laws(network))
+
+
+def test_lemma3_adds_nothing_where_every_edge_is_learnable():
+    """Every class is one vertex: Lemma 3's laws are Eq. (4)'s, and the prediction is unchanged."""
+    for network in (mlp([2, 2, 2, 1], RELU, bias=True), resnet(2, [("free", 2, 1), ("diagonal", 1, 1)])):
+        laws = layer_balances(network)
+        assert laws and not any(lemma3_is_new(network, law) for law in laws)
+        assert predicted_laws(network) == vertex_balances(network) + twin_balances(network)
+
+
+def test_lemma3_has_no_layer_pair_inside_a_single_identity_block():
+    """r is joined to the input by the skip, the hidden neuron precedes r: the only layer of learnable edges
+    is Fin, so Eq. (7) gives nothing (Eq. (4) at the hidden neuron is Lemma 2's)."""
+    network = sequential((1,), [Block("identity", 1, None, LINEAR)])
+    assert layer_balances(network) == []
+
+
+def test_lemma3_counts_a_shared_kernel_once():
+    """ReLU convolution, then a linear one: Eq. (4) is void (shared parameters) and Eq. (6) holds only after
+    the linear convolution; Lemma 3 balances each ReLU channel's kernel (each parameter once, as the paper
+    counts a flattened kernel) against the next kernel's entries reading it: conserved, closing the count."""
+    network = sequential((1, 5), [Conv(2, 2, slope=RELU), Conv(1, 2)])
+    laws = layer_balances(network)
+    assert laws and not not_conserved(network, laws)
+    lemma2_theorem1 = vertex_balances(network) + twin_balances(network) + convolution_invariants(network)
+    without = count_laws(network, lemma2_theorem1)
+    count = count_laws(network)
+    assert (without.counted, without.predicted) == (3, 1) and count.predicted == 3 and count.certified
+
+
+def test_a_one_input_linear_identity_block_has_a_logarithmic_law():
+    """ResNetIdentity, one input, width 1, linear: nu = c (1 + a b) x, one scalar phi. Beside a^2 - b^2
+    (Eq. (4) at the hidden neuron), c^2 - (a^2 + b^2)/2 - 2 log|a + b| is conserved (grad . grad phi = 0,
+    symbolically); no polynomial law of degree <= 4 is missing, so the missing law is not quadratic."""
+    network = sequential((1,), [Block("identity", 1, None, LINEAR)])
+    count = count_laws(network)
+    kinds = missing_by_kind(network, count)
+    assert (count.counted, count.predicted) == (2, 1)
+    assert (kinds.quadratic, kinds.polynomial, kinds.other) == (0, 0, 1)
+    a, b, c = sympy.symbols("a b c", positive=True)
+    phi = c * (1 + a * b)
+    law = c**2 - (a**2 + b**2) / 2 - 2 * sympy.log(a + b)
+    assert sympy.simplify(sum(sympy.diff(law, x) * sympy.diff(phi, x) for x in (a, b, c))) == 0
+    assert sympy.simplify(sum(sympy.diff(a**2 - b**2, x) * sympy.diff(phi, x) for x in (a, b, c))) == 0
 
 
 def test_quadratic_laws_span_the_predicted_ones():
