@@ -13,7 +13,8 @@ replays another's failing examples and neither ``reports/`` nor ``.hypothesis/``
 touched. The seeds are drawn from ``--base-seed`` (printed), so a table can be reproduced.
 
 The table has one row per claim: the verdict of each run (``V`` verified, ``C`` verified-with-correction,
-``R`` refuted, ``I`` inconclusive, ``E`` error, ``N`` not-run, ``U`` untested), whether it moved, and
+``R`` refuted, ``S`` not reproduced at this scale, ``I`` inconclusive, ``E`` error, ``N`` not-run, ``U``
+untested), whether it moved, and
 the smallest margin (tolerance / worst error) and smallest slack (relative, of an inequality) over the
 runs; ``--json FILE`` also writes every run's per-claim numbers. Exit status 0 whatever the verdicts:
 this measures, it does not judge.
@@ -58,6 +59,7 @@ LETTER = {
     "verified": "V",
     "verified-with-correction": "C",
     "refuted": "R",
+    "not-reproduced": "S",
     "inconclusive": "I",
     "error": "E",
     "not-run": "N",
@@ -70,6 +72,8 @@ CONTROL = {
     "did not finish": "dnf",
     "no cases": "none",
     "uninformative": "uninf",
+    "undecided": "und",
+    "lacked power": "pow",
     "control not run in this selection": "unsel",
     "partly run in this selection": "part",
     "absent": "abs",
@@ -374,7 +378,8 @@ def matrix_table(runs: list[dict]) -> str:
     lines += [
         "",
         "Per claim and row: verdict letter, control state, test outcomes "
-        "(V verified, C with correction, R refuted, I inconclusive, E error, N not-run, U untested; "
+        "(V verified, C with correction, R refuted, S not reproduced at this scale, I inconclusive, E error, "
+        "N not-run, U untested; "
         + ", ".join(f"{short} {state}" for state, short in CONTROL.items())
         + "; p passed, f failed, e error, s skipped, x xfailed, X xpassed).",
         "",

@@ -44,9 +44,9 @@ OUTCOMES = ("holds", "violated", "undecided")
 
 UNDECIDED = "the limit is undecided at this length"
 """The start of every reason a limit is undecided for (the report reads a control's state from it)."""
-UNSETTLED = "the limit is undecided at this length: its settled interval straddles a bound of the statement"
-NOT_SHRINKING = "the limit is undecided at this length: the change over the last doubling did not shrink"
-NO_EXTRAPOLATION = "the limit is undecided at this length: the extrapolation variable did not decrease toward 0"
+UNSETTLED = f"{UNDECIDED}: its settled interval straddles a bound of the statement"
+NOT_SHRINKING = f"{UNDECIDED}: the change over the last doubling did not shrink"
+NO_EXTRAPOLATION = f"{UNDECIDED}: the extrapolation variable did not decrease toward 0"
 VACUOUS = "the statement's interval covers every value the quantity can take"
 ALWAYS_VIOLATED = "the statement's interval lies outside the values the quantity can take: no case accepts it"
 

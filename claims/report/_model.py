@@ -497,7 +497,7 @@ def claim_entry(
                 "and they may show what the selected ones do not (a correction, a counterexample)."
             )
     refuted_by_a_check = any(t.outcome == "failed" for t in checks)
-    lacked_power = lacked_power_reason(finished)
+    lacked_power = lacked_power_reason(finished, verdict)
     if lacked_power and verdict in ("verified", "verified-with-correction", "refuted", "inconclusive"):
         why.append(lacked_power)
     if why and verdict in ("verified", "verified-with-correction", "refuted") and not refuted_by_a_check:

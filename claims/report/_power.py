@@ -5,9 +5,10 @@ optimum known in closed form, a design detected its minimum effect, enough paths
 shows nothing about the statement, so:
 
 - a claim whose selected evidence tests finished with a power shortfall is ``inconclusive``, with "the test
-  lacked power: <requirement> (<test>)" among its reasons, wherever it would otherwise be ``verified``,
-  ``verified-with-correction`` or a *declared* ``refuted`` (a refutation needs a counterexample to the
-  statement: a statement check that failed, which stays ``refuted`` whatever the power);
+  lacked power: <requirement> (<test>)" among its reasons, wherever it would otherwise be ``verified`` or
+  ``verified-with-correction``; a *declared* ``refuted`` becomes ``inconclusive`` only when a test that declared
+  it fell short (a refutation needs a counterexample to the statement, and another test's power takes nothing
+  from it; a statement check that failed stays ``refuted`` whatever the power);
 - a negative control with a power shortfall leaves the claim's control state ``lacked power``: it does not
   show that the check can fail.
 
@@ -33,9 +34,13 @@ def shortfalls(test: _Test) -> list[dict[str, Any]]:
     return [p for p in test.evidence.get("power") or [] if not p.get("achieved")]
 
 
-def lacked_power_reason(tests: Iterable[_Test]) -> str | None:
+def lacked_power_reason(tests: Iterable[_Test], verdict: str | None = None) -> str | None:
     """The sentence that makes a claim inconclusive: every shortfall of ``tests`` with its test; None when
-    every power check was met."""
+    every power check was met. A declared refutation rests on its own test's counterexample: for ``verdict``
+    ``refuted`` only the tests that declared it count (another test's shortfall takes nothing from it)."""
+    tests = list(tests)
+    if verdict == "refuted":
+        tests = [t for t in tests if t.evidence.get("verdict") == "refuted"]
     missed = [f"{p['requirement']} ({t.nodeid})" for t in tests for p in shortfalls(t)]
     if not missed:
         return None

@@ -8,7 +8,9 @@ scope of every result they give):
 - ``not-reproduced`` ("not reproduced at this scale"): an empirical claim (one whose registry entry records its
   ``setting``) whose effect was absent or reversed in a design that differs from the paper's setting. It
   names both settings; it is not a finding that the paper is wrong;
-- an empirical claim's every verdict names the scale it was decided at (``scale_sentence``);
+- an empirical claim's every verdict names the scale it was decided at (``scale_sentence``); a correction of an
+  empirical claim (``verified-with-correction``) keeps its erratum: its counterexample is a flaw of the
+  statement as printed (a missing hypothesis, a confound), shown at the tested scale, which the verdict names;
 - a question beyond the papers (``origin == "suite"``: a question no paper asks, asked with a paper's
   objects) keeps its verdict as an answer to that question, but is counted apart (``summaries``) and listed
   in its own section: never among a paper's refutations, its errata or the headline's counts.
@@ -39,8 +41,8 @@ def scale_sentence(entry: dict[str, Any]) -> str | None:
     """"Decided at a scale other than the paper's: <tested dataset, widths, training length> (the paper: <its>);
     the whole setting is in the table." for an empirical claim's entry, None for a claim without a setting."""
     setting = entry.get("setting")
-    if not setting:
-        return None
+    if not setting or entry.get("verdict") in ("not-run", "untested", "error"):
+        return None  # nothing was decided, at any scale
     where = "the paper's own setting" if entry.get("at_paper_setting") else "a scale other than the paper's"
     return (f"Decided at {where}: {_setting_text(setting, 'tested')} (the paper: "
             f"{_setting_text(setting, 'paper')}); the whole setting is in the table below.")
@@ -71,7 +73,3 @@ def summaries(claims: list[dict[str, Any]], verdicts: tuple[str, ...]) -> tuple[
         return {v: sum(c["verdict"] == v and (c.get("origin") or PAPER) == origin for c in claims) for v in verdicts}
     return count(PAPER), count(SUITE)
 
-
-def beyond_papers(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The report's questions beyond the papers, in registry order."""
-    return [c for c in report["claims"] if c.get("origin") == SUITE]

@@ -20,7 +20,7 @@ def requested_threads() -> int | None:
     ``OMP_NUM_THREADS=2`` (benchmarks/verdict_stability.py's perturbation matrix) is what every test
     runs with."""
     threads = os.environ.get("OMP_NUM_THREADS", "").strip()
-    return int(threads) if threads.isdigit() and int(threads) > 0 else None
+    return int(threads) if threads.isdecimal() and int(threads) > 0 else None
 
 
 def limit_threads() -> None:

@@ -520,6 +520,14 @@ def test_a_shortfall_makes_a_declared_verdict_inconclusive(declared):
     assert any(w.startswith("The test lacked power:") for w in claim["why"])
 
 
+def test_another_tests_shortfall_takes_nothing_from_a_declared_refutation():
+    declared = evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1, power=[MET])
+    claim = powered_entry(record("t.py::a", declared), record("t.py::b", evidence(power=[MISSED])), control())
+    assert claim["verdict"] == "refuted"
+    lacking = evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1, power=[MISSED])
+    assert powered_entry(record("t.py::a", lacking), control())["verdict"] == "inconclusive"
+
+
 def test_a_failed_statement_check_stays_refuted_whatever_the_power():
     failed = record("t.py::b", {"violation": "s > 1/2", "counterexample": COUNTEREXAMPLE, "power": [MISSED]},
                     outcome="failed")
