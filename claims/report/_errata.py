@@ -211,10 +211,13 @@ def errata_html(report: dict[str, Any]) -> str:
             f'{esc(e["location"])}</td></tr>' for e in errata)
         out.append("<table><thead><tr><th>ID</th><th>Claim</th><th>Severity</th><th>Location</th></tr></thead>"
                    f"<tbody>{rows}</tbody></table>")
-    for paper in report.get("papers") or {}:
-        entries = [e for e in errata if e["paper"] == paper]
+    groups = [(esc(paper), [e for e in errata if e["paper"] == paper and e["severity"] not in NOT_ERRORS])
+              for paper in report.get("papers") or {}]
+    groups.append(("Not errors (the statement holds; a hypothesis it states is not needed; not counted)",
+                   [e for e in errata if e["severity"] in NOT_ERRORS]))
+    for heading, entries in groups:
         if entries:
-            out.append(f"<h3>{esc(paper)}</h3>")
+            out.append(f"<h3>{heading}</h3>")
         for e in entries:
             claim = claims.get(e["claim"], {})
             items = [
@@ -231,6 +234,11 @@ def errata_html(report: dict[str, Any]) -> str:
             body = "".join(f"<li>{label}: {value}</li>" for label, value in items)
             out.append(f'<div class="erratum" id="{esc(e["id"])}"><h4>{esc(e["id"])}: {esc(e["severity"])}</h4>'
                        f"<ul>{body}</ul></div>")
+    findings = findings_list(report)
+    if findings:
+        out.append("<h3>Findings beyond the statements</h3><ul>" + "".join(
+            f'<li><a href="#{esc(claim_id)}">{esc(claim_id)}</a>: {esc(name)}</li>' for claim_id, name in findings)
+            + "</ul>")
     out.append("</section>")
     return "\n".join(out)
 

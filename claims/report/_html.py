@@ -38,6 +38,7 @@ from claims.report._parts import (
     unlisted_lines,
     beyond_paper_claims,
     paper_claims,
+    power_lines,
     setting_rows,
     verdict_parts,
     violation_parts,
@@ -144,7 +145,7 @@ def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None
         *(['<h3>How the suite reads it</h3>'] + [f"<p>{HTML.join(parts)}</p>" for parts in reading_parts(c)]
           if reading_parts(c) else []),
         f'<p class="verdict-line v-{_escape(c["verdict"])}">{HTML.join(verdict_parts(c))}</p>',
-        _list(c["why"]),
+        _list(c["why"] + power_lines(c)),
         _table(SETTING_HEADER, setting_rows(c)) if setting_rows(c) else "",
     ]
     for failure in c["violations"]:

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from claims.report._citation import DIGEST_OF
-from claims.report._errata import report_errata
+from claims.report._errata import paper_errors
 from claims.report._citation import not_citable_because
 from claims.report._model import report_digest
 from claims.report._parts import beyond_paper_claims, informative_count, paper_claims
@@ -105,7 +105,7 @@ def render_latex(report: dict[str, Any]) -> str:
             "Questions beyond the papers: the suite's own questions, which no paper states (findings, not "
             f"refutations of a paper) ({latex_escape(run)}).", "tab:claims-beyond-papers", "lllll", header,
             rows(beyond_paper_claims(report)), digest)
-    errata = report_errata(report)
+    errata = paper_errors(report)  # the entries that are no error (a hypothesis not needed) stay on the sheet
     if errata:
         rows = [[rf"\texttt{{{latex_escape(e['id'])}}}", latex_escape(e["severity"]),
                  latex_escape(f"{e['location_kind']}: {e['location']}"), latex_escape(e["corrected"])] for e in errata]

@@ -30,6 +30,7 @@ from claims.report._parts import (
     unlisted_lines,
     beyond_paper_claims,
     paper_claims,
+    power_lines,
     setting_rows,
     verdict_parts,
     violation_parts,
@@ -74,7 +75,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         if how:
             lines += ["### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]
         lines.append(md(verdict_parts(c)))
-        lines += [f"- {reason}" for reason in c["why"]]
+        lines += [f"- {reason}" for reason in c["why"] + power_lines(c)]
         if setting_rows(c):
             lines += [""] + _table(SETTING_HEADER, ([_cell(v) for v in row] for row in setting_rows(c)))
         for failure in c["violations"]:

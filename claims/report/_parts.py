@@ -39,6 +39,21 @@ def beyond_paper_claims(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in report["claims"] if c.get("origin") == SUITE]
 
 
+def power_lines(c: dict[str, Any]) -> list[str]:
+    """One line per power check of the claim's tests (``claims.check_power``): its requirement, met or not, in
+    how many of the checks the test made (a check per width, per design, ...)."""
+    lines = []
+    for t in c.get("evidence") or []:
+        checks: dict[str, list[bool]] = {}
+        for p in t.get("power") or []:
+            checks.setdefault(p["requirement"], []).append(bool(p["achieved"]))
+        for requirement, met in checks.items():
+            state = "met" if all(met) else "NOT met (the test lacked power)"
+            lines.append(f"Power of {t['nodeid'].split('::')[-1]}: {requirement}: {state} in {sum(met)} of "
+                         f"{len(met)} checks.")
+    return lines
+
+
 def setting_rows(c: dict[str, Any]) -> list[list[str]]:
     """An empirical claim's setting, field by field: the paper's beside the tested one (none: [])."""
     return [[name, values["paper"], values["tested"]] for name, values in (c.get("setting") or {}).items()]
