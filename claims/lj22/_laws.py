@@ -43,6 +43,7 @@ import torch
 from claims.models._conservation import (
     LieRank, Reparametrization, exact_rank, integer_point, lie_rank, polynomial_ring, reparametrization,
 )
+from claims.models._graph_layers import DisjointSets
 from claims.models._networks import LINEAR, DagNetwork
 from claims.models._representations import dense_after_conv, kernel_columns, kernel_rows, stack_rows
 
@@ -142,17 +143,8 @@ def _layer_classes(network: DagNetwork) -> tuple[list[int], list[list[int]]] | N
     classes, X and the classes with a path to X, is such a cut, A minus X another, and their squared norms
     differ by X's balance."""
     useful = _useful(network)
-    parent = list(range(network.n_vertices))
-
-    def root(v: int) -> int:
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    def merge(u: int, v: int) -> None:
-        parent[root(u)] = root(v)
-
+    sets = DisjointSets(network.n_vertices)
+    root, merge = sets.root, sets.merge
     for v in range(1, network.n_inputs):
         merge(v, 0)
     edges = [e for e, (_, v) in enumerate(network.edges) if useful[v]]

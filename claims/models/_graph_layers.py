@@ -12,6 +12,23 @@ from functools import cached_property
 from claims.models._networks import DagNetwork
 
 
+class DisjointSets:
+    """Union-find over vertices 0..n-1 (path halving): ``root`` names a vertex's class, ``merge`` joins two."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def root(self, v: int) -> int:
+        parent = self.parent
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    def merge(self, u: int, v: int) -> None:
+        self.parent[self.root(u)] = self.root(v)
+
+
 class GraphLayers:
     """Definition 7 on one network: enumeration of the printed layers and the path-cut test."""
 
@@ -35,18 +52,11 @@ class GraphLayers:
     def disconnects(self, edges: frozenset[int]) -> bool:
         """Condition 2: (V, E minus ``edges``) has more than one connected component (undirected)."""
         network = self.network
-        parent = list(range(network.n_vertices))
-
-        def root(v: int) -> int:
-            while parent[v] != v:
-                parent[v] = parent[parent[v]]
-                v = parent[v]
-            return v
-
+        sets = DisjointSets(network.n_vertices)
         for e, (u, v) in enumerate(network.edges):
             if e not in edges:
-                parent[root(u)] = root(v)
-        return len({root(v) for v in range(network.n_vertices)}) > 1
+                sets.merge(u, v)
+        return len({sets.root(v) for v in range(network.n_vertices)}) > 1
 
     def printed_layers(self, learnable_only: bool = True) -> list[frozenset[int]]:
         """Every nonempty F satisfying Definition 7's two printed conditions (only learnable edges when
