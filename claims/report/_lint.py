@@ -16,6 +16,7 @@ import re
 from typing import Any, Iterator, Mapping
 
 from claims.report._errata import refuted_without_errata
+from claims.report._scope import summaries
 
 SENTINELS = (1e300, 1e-300)
 """Numbers that stood in for an unbounded score and its margin in reports before the kinds' headlines."""
@@ -144,10 +145,10 @@ def scope_problems(report: Mapping[str, Any]) -> list[str]:
     problems = [f"{c['id']} is refuted at a scale other than the paper's: that is not-reproduced, not a refutation"
                 for c in report.get("claims", [])
                 if c["verdict"] == "refuted" and c.get("setting") and not c.get("at_paper_setting")]
-    papers = [c for c in report.get("claims", []) if c.get("origin") != "suite"]
-    if "summary_beyond_papers" in report and any(
-            n != sum(c["verdict"] == verdict for c in papers) for verdict, n in report["summary"].items()):
-        problems.append("the summary counts a question beyond the papers among the papers' verdicts")
+    if "summary_beyond_papers" in report:  # a report from before the scope rules counts every claim together
+        papers_summary, _ = summaries(report.get("claims", []), tuple(report["summary"]))
+        if report["summary"] != papers_summary:
+            problems.append("the summary counts a question beyond the papers among the papers' verdicts")
     return problems
 
 
