@@ -13,7 +13,8 @@ from claims.models._networks import DagNetwork
 
 
 class DisjointSets:
-    """Union-find over vertices 0..n-1 (path halving): ``root`` names a vertex's class, ``merge`` joins two."""
+    """Union-find over vertices 0..n-1 (path halving): ``root`` names a vertex's class, ``merge`` joins
+    two classes."""
 
     def __init__(self, n: int):
         self.parent = list(range(n))

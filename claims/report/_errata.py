@@ -44,14 +44,28 @@ NOT_ERRORS = ("hypothesis not needed, statement holds",)
 on the sheet apart from the errors and never counted among them."""
 
 
+def is_error(erratum: dict[str, Any]) -> bool:
+    """Whether an entry is an error of its paper (its severity is not one of ``NOT_ERRORS``)."""
+    return erratum["severity"] not in NOT_ERRORS
+
+
 def paper_errors(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The report's errata that are errors of a paper (``report_errata`` without ``NOT_ERRORS``)."""
-    return [e for e in report_errata(report) if e["severity"] not in NOT_ERRORS]
+    return [e for e in report_errata(report) if is_error(e)]
 
 
 def not_errors(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The entries that are no error: a hypothesis not needed, the statement holds."""
-    return [e for e in report_errata(report) if e["severity"] in NOT_ERRORS]
+    return [e for e in report_errata(report) if not is_error(e)]
+
+
+def sheet_groups(report: dict[str, Any], errata: list[dict[str, Any]]) -> list[tuple[str | None, list[dict]]]:
+    """The sheet's entries as the renderings list them: each paper's errors (paper key, entries), then the
+    entries that are no error (None, entries)."""
+    papers = report.get("papers") or {}
+    groups: list[tuple[str | None, list[dict]]] = [
+        (paper, [e for e in errata if e["paper"] == paper and is_error(e)]) for paper in papers]
+    return groups + [(None, [e for e in errata if not is_error(e)])]
 
 
 def refuted_without_errata(report: dict[str, Any]) -> list[str]:
@@ -118,7 +132,7 @@ def _source(report: dict[str, Any]) -> str:
 
 def _intro(report: dict[str, Any], errata: list[dict[str, Any]]) -> str:
     papers = ", ".join(report.get("papers") or {})
-    errors = [e for e in errata if e["severity"] not in NOT_ERRORS]
+    errors = [e for e in errata if is_error(e)]
     if errors:
         text = (f"{len(errors)} errata ({severity_counts(errors)}): the errors of {papers} that the claim tests "
                 f"found, from {_source(report)}. Each entry links to its claim's section of claims.html, where the "
@@ -164,13 +178,11 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
     lines += ["| ID | Claim | Severity | Location |", "|---|---|---|---|"]
     lines += [f"| {e['id']} | [{e['claim']}](claims.html#{e['claim']}) | {e['severity']} | "
               f"{_md(e['location_kind'])}: {_md(e['location'])} |" for e in errata]
-    sections = [(f"## {paper}", f"{reference}.", [e for e in errata if e["paper"] == paper and
-                                                  e["severity"] not in NOT_ERRORS])
-                for paper, reference in (report.get("papers") or {}).items()]
-    sections.append(("## Not errors", "Entries where the statement holds and a hypothesis it states is not needed: "
-                     "no error of the paper, not counted among the errata.",
-                     [e for e in errata if e["severity"] in NOT_ERRORS]))
-    for heading, intro, entries in sections:
+    references = report.get("papers") or {}
+    not_errors_intro = ("Entries where the statement holds and a hypothesis it states is not needed: no error of the "
+                        "paper, not counted among the errata.")
+    for paper, entries in sheet_groups(report, errata):
+        heading, intro = (f"## {paper}", f"{references[paper]}.") if paper else ("## Not errors", not_errors_intro)
         if not entries:
             continue
         lines += ["", heading, "", intro, ""]
@@ -211,11 +223,9 @@ def errata_html(report: dict[str, Any]) -> str:
             f'{esc(e["location"])}</td></tr>' for e in errata)
         out.append("<table><thead><tr><th>ID</th><th>Claim</th><th>Severity</th><th>Location</th></tr></thead>"
                    f"<tbody>{rows}</tbody></table>")
-    groups = [(esc(paper), [e for e in errata if e["paper"] == paper and e["severity"] not in NOT_ERRORS])
-              for paper in report.get("papers") or {}]
-    groups.append(("Not errors (the statement holds; a hypothesis it states is not needed; not counted)",
-                   [e for e in errata if e["severity"] in NOT_ERRORS]))
-    for heading, entries in groups:
+    not_errors_heading = "Not errors (the statement holds; a hypothesis it states is not needed; not counted)"
+    for paper, entries in sheet_groups(report, errata):
+        heading = esc(paper) if paper else not_errors_heading
         if entries:
             out.append(f"<h3>{heading}</h3>")
         for e in entries:
