@@ -28,6 +28,7 @@ claim's verdict or control state, or any test's outcome, differs between the row
     python benchmarks/verdict_stability.py --matrix --rows threads1-best threads2-best -- tests/claims/bsj25
     python benchmarks/verdict_stability.py --matrix --rows serial --json serial.json   # one row: a CI job
     python benchmarks/verdict_stability.py --combine DIR               # the rows' JSON files under DIR
+    python benchmarks/verdict_stability.py --combine DIR --rows serial threads1-best   # only these rows expected
 
 A row sets torch's threads (``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS``: every xdist worker and every
 test, ``one_torch_thread`` included, runs that many), ATen's kernels (``ATEN_CPU_CAPABILITY`` unset, i.e.
@@ -36,7 +37,8 @@ the machine's best, or ``avx2`` or ``default``), MKL's code path (``MKL_CBWR`` u
 profile, so the rows may differ only through rounding and order. The pytest plugin
 ``benchmarks/_outcome_probe.py`` records every test's outcome and the torch threads and CPU capability
 in effect while it ran: a row whose tests did not run with its threads or kernels is reported as not
-applied, which also exits 1.
+applied, which also exits 1. ``--combine`` expects every row of ``--rows`` (default: all of them) and exits 1
+when one has no JSON file: a matrix with a job missing has not shown that the rows agree.
 """
 
 from __future__ import annotations
@@ -498,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--matrix", action="store_true", help="instead: the rounding-perturbation matrix")
     parser.add_argument(
-        "--rows", nargs="+", choices=list(ROWS), default=None, help="the matrix's rows (default all)"
+        "--rows", nargs="+", choices=list(ROWS), default=None, help="the matrix's rows (default all; with --combine, the rows expected)"
     )
     parser.add_argument("--list", action="store_true", help="list the matrix's rows and exit")
     parser.add_argument(
@@ -523,7 +525,10 @@ def main(argv: list[str] | None = None) -> int:
         print(matrix_table(runs))
         if args.json:
             write_matrix(args.json, runs, runs[0]["profile"], [])
-        return 1 if differs(differences(runs)) else 0
+        missing = [name for name in args.rows or ROWS if name not in {run["row"] for run in runs}]
+        if missing:
+            print(f"rows without a JSON file under {args.combine}: {', '.join(missing)}", file=sys.stderr)
+        return 1 if differs(differences(runs)) or missing else 0
     if args.matrix or args.rows:
         runs = run_matrix(
             args.rows or list(ROWS), args.profile or "ci", args.pytest_args, args.nice, args.json

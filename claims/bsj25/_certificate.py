@@ -67,6 +67,7 @@ class EscapeDirection:
     vanished: tuple[tuple[int, int], ...]
     kkt_residual: float
     values: list[float] = field(default_factory=list)
+    cold_values: list[float] = field(default_factory=list)
     restarts: int = 0
     agreeing: int = 0
     warm_starts: int = 0

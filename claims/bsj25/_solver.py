@@ -64,6 +64,7 @@ def solve_escape(
         if warm_starts:
             starts = torch.cat([torch.stack([w.to(F64) for w in warm_starts]), starts])
         thetas, values = projected_descent(starts, shapes, x, g, steps)
+    cold_values = values[len(warm_starts):]  # the warm starts come first
     order = torch.argsort(values)
     picked: list[int] = []
     for index in order.tolist():
@@ -91,6 +92,7 @@ def solve_escape(
         raise ArithmeticError("no candidate survived the polish")
     all_values = sorted(float(v) for v in values)
     best.values = all_values
+    best.cold_values = sorted(float(v) for v in cold_values)
     best.restarts = len(all_values)
     best.agreeing = restarts_reaching(best, best.speed)
     best.warm_starts = len(warm_starts)
@@ -100,10 +102,12 @@ def solve_escape(
     return best
 
 
-def restarts_reaching(found: EscapeDirection, speed: float) -> int:
+def restarts_reaching(found: EscapeDirection, speed: float, cold: bool = False) -> int:
     """How many of ``found``'s restarts end in the basin of ``speed``: search value (``found.values``,
     the search's final L_0 of every start) within ``AGREEMENT`` (relative) of -``speed``. With
     ``found.speed`` it is ``found.agreeing``; with a speed known otherwise (a closed form, a warm
     chain's, a larger search's) it is the rule by which a search's power is judged over its restarts,
-    not by which candidate the polish certified."""
-    return sum(abs(v + speed) <= AGREEMENT * abs(speed) for v in found.values)
+    not by which candidate the polish certified. ``cold``: the Gaussian restarts only
+    (``found.cold_values``); a warm start that already sits in the basin says nothing of the search's power."""
+    values = found.cold_values if cold else found.values
+    return sum(abs(v + speed) <= AGREEMENT * abs(speed) for v in values)

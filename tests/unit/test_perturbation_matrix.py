@@ -209,9 +209,18 @@ def test_combine_reads_the_rows_json_in_row_order_and_exits_1_on_a_difference(tm
 def test_combine_exits_0_when_the_rows_agree_and_2_without_rows(tmp_path, capsys):
     write_row(tmp_path, fake_run("threads1-best"))
     write_row(tmp_path, fake_run("mkl-compatible"))
-    assert stability.main(["--combine", str(tmp_path)]) == 0
+    assert stability.main(["--combine", str(tmp_path), "--rows", "threads1-best", "mkl-compatible"]) == 0
     assert "No differences between the 2 rows." in capsys.readouterr().out
     assert stability.main(["--combine", str(tmp_path / "nothing")]) == 2
+
+
+def test_combine_exits_1_when_an_expected_row_has_no_json(tmp_path, capsys):
+    """Agreeing rows are not a matrix that agrees when a job is missing: every row is expected by default."""
+    write_row(tmp_path, fake_run("threads1-best"))
+    write_row(tmp_path, fake_run("mkl-compatible"))
+    assert stability.main(["--combine", str(tmp_path)]) == 1
+    assert "rows without a JSON file" in capsys.readouterr().err
+    assert stability.main(["--combine", str(tmp_path), "--rows", "threads1-best", "serial"]) == 1
 
 
 def test_a_row_combined_twice_is_labelled_apart():

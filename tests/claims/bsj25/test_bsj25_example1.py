@@ -512,8 +512,9 @@ S13_REACHED = 4
 of 2048, under 1 and 2 threads and ATen's default kernels alike (1 of 32 and 6 of 512: too near the
 threshold).
 The solver's kept optimum is judged (s = 1/2, its ranks) only where it is s2 to its float64 error: which
-candidate the polish certifies hinges on rounding (at 512 and 1024 restarts it keeps a dead point, s = 0);
-elsewhere its checks are uninformative (``S13_NOT_S2``)."""
+candidate the polish certifies can hinge on rounding; elsewhere its checks are uninformative (``S13_NOT_S2``).
+(At 512 and 1024 restarts the solver once kept a dead point, s = 0, that Newton had reached from a candidate:
+the polish now never certifies a point without a live path.)"""
 S13_NOT_S2 = "the solver's kept optimum is not s2 = 1/2 (the polish certified another candidate)"
 
 

@@ -39,7 +39,7 @@ from claims.bsj25._instances import (
     near_rank_one_instance,
     random_instance,
 )
-from claims.bsj25._polish import FrozenKKT, Pattern, identify_pattern
+from claims.bsj25._polish import FrozenKKT, Pattern, identify_pattern, polish
 from claims.bsj25._saddle import flatten, forward, localized_loss, loss_of_theta, unflatten
 from claims.bsj25._search import (
     batched_value_and_gradient,
@@ -159,6 +159,22 @@ def test_solver_on_example_1_finds_the_rank_two_kink_optimum():
     test = perturbation_test(found.rho, shapes, instance.x, instance.g, directions=16, kinks=found.kinks)
     assert min(i + t for i, t in zip(test.increases, test.tolerances)) >= 0
     assert max(test.increases) > 1e-6  # first-order growth away from the kinks
+
+
+def test_polish_never_certifies_a_dead_point():
+    """A point with no live path (W_2 = 0: L_0 = 0 and gradient 0) solves the KKT system with s = 0 exactly, but
+    is no escape direction: the polish leaves it uncertified (residual NaN). The solver on Example 1 with 512
+    restarts, where a candidate's Newton steps once ended on such a point and the solver kept s = 0, keeps s2."""
+    instance = example1_instance()
+    shapes = instance.shapes(3, 4)
+    weights = unflatten(random_starts(1, shapes, 0)[0], shapes)
+    weights[1] = torch.zeros_like(weights[1])
+    dead = flatten(weights)
+    dead = math.sqrt(3) * dead / torch.linalg.vector_norm(dead)
+    assert float(localized_loss(unflatten(dead, shapes), instance.x, instance.g)) == 0
+    assert math.isnan(polish(dead, shapes, instance.x, instance.g)[1])
+    found = solve_escape(instance.x, instance.g, shapes, restarts=512)
+    assert abs(found.speed - 0.5) <= 1e-14 and math.isfinite(found.kkt_residual)
 
 
 def test_certificate_flags_kinks_and_residuals():
