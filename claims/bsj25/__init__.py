@@ -34,7 +34,7 @@ from claims.bsj25._flows import (
     p22_norm_exact, p22_norm_printed, radial_rate,
 )
 from claims.bsj25._instances import (
-    digits_instance, example1_instance, near_rank_one_instance, random_instance,
+    digits_instance, example1_instance, near_rank_one_instance, random_instance, rebuild_numbers,
 )
 from claims.bsj25._linear import (
     balance_differences, balance_residuals, balance_rounding, flow_balance_tolerance, flow_rank_one_tolerance,
@@ -90,7 +90,7 @@ __all__ = [
     "p22_norm_printed", "p33_bound", "p33_bound_tolerance", "p34_bound", "p34_layers",
     "p34_mth_smallest", "p34_required", "parameter_count", "path_speeds", "per_run_pgd",
     "perturbation_test",
-    "radial_rate", "random_instance", "random_starts", "rounding_depth", "run_seed", "search_spread",
+    "radial_rate", "random_instance", "random_starts", "rebuild_numbers", "rounding_depth", "run_seed", "search_spread",
     "shapes_of", "single_path_speed", "solve_escape", "speed_error", "sphere_speed_error", "speed_upper_bound", "speeds",
     "t31_bound", "t31_bound_appendix", "t31_bound_tolerance", "t31_constant", "t31_constant_appendix", "train_on_digits", "unflatten",
     "width_sweep",

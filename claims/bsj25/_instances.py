@@ -50,6 +50,28 @@ class Instance:
         return float(frobenius(self.x)) * float(frobenius(self.g))
 
 
+REBUILD_ENTRIES = 400
+"""A counterexample's data are written out in full (``rebuild_numbers``) up to this many entries of X, G and
+the weights together; larger data (the digits) are described by how they are made."""
+
+
+def rebuild_numbers(instance: Instance, weights: Sequence[torch.Tensor] = (), **numbers: Any) -> dict[str, Any]:
+    """The numbers an author needs to rebuild a counterexample on ``instance`` without the suite: X (d_in x N,
+    one sample per column) and G (d_out x N) in full float64 precision (nested lists, rows first), the
+    escape direction's ``weights`` W_1 .. W_L when given, how the data were made (``provenance``, the
+    generator and its arguments), then ``numbers``. Data larger than ``REBUILD_ENTRIES`` are described, not
+    written out."""
+    matrices = {"X": instance.x, "G": instance.g, **{f"W_{l}": w for l, w in enumerate(weights, start=1)}}
+    made = ", ".join(f"{k} = {v}" for k, v in instance.provenance.items() if v is not None)
+    out: dict[str, Any] = {"data": f"{instance.name} ({made})"}
+    if sum(m.numel() for m in matrices.values()) <= REBUILD_ENTRIES:
+        out.update({name: m.detach().to(F64).tolist() for name, m in matrices.items()})
+    else:
+        out.update({name: f"{tuple(m.shape)} (too large to print: rebuild from the data's description)"
+                    for name, m in matrices.items()})
+    return {**out, **numbers}
+
+
 def random_instance(seed: int, d_in: int, n_samples: int, d_out: int, positive: bool = False) -> Instance:
     """X with standard normal entries (or uniform in [0.5, 1.5] when ``positive``), G standard normal
     divided by N (a mean loss's gradient); torch.Generator seeded with ``seed``."""

@@ -100,14 +100,35 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def is_matrix(value: Any) -> bool:
+    """A list of equally long lists of numbers (a counterexample's data, e.g. X, G, W_l)."""
+    return (isinstance(value, list) and bool(value) and all(isinstance(row, list) and row for row in value)
+            and len({len(row) for row in value}) == 1
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for row in value for v in row))
+
+
 def counterexample_text(erratum: dict[str, Any]) -> str:
-    """The counterexample's numbers as one line ("name = value; ..."), or why there are none."""
+    """The counterexample's numbers as one line ("name = value; ..."; a matrix as its shape, written out by
+    ``counterexample_matrices``), or why there are none."""
     numbers = erratum.get("counterexample")
     if numbers is None:
         return "none: the printed texts are the evidence (a text inconsistency)"
     if isinstance(numbers, dict):
-        return "; ".join(f"{name} = {format_value(value)}" for name, value in numbers.items())
+        matrices = [f"{name} ({len(value)} x {len(value[0])})" for name, value in numbers.items() if is_matrix(value)]
+        return "; ".join([f"{name} = {format_value(value)}" for name, value in numbers.items() if not is_matrix(value)]
+                         + ([f"matrices written out below: {', '.join(matrices)}"] if matrices else []))
     return format_value(numbers)
+
+
+def counterexample_matrices(erratum: dict[str, Any]) -> str:
+    """The counterexample's matrices written out to rebuild it (float64 in full: ``repr``), one row per line,
+    "name =" before each; "" when it has none."""
+    numbers = erratum.get("counterexample")
+    if not isinstance(numbers, dict):
+        return ""
+    blocks = [f"{name} =\n" + "\n".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in value)
+              for name, value in numbers.items() if is_matrix(value)]
+    return "\n".join(blocks)
 
 
 def severity_counts(errata: list[dict[str, Any]]) -> str:
@@ -196,6 +217,8 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
                 f"- Printed: {e['printed']}",
                 f"- Corrected: {e['corrected']}",
                 f"- Counterexample: {counterexample_text(e)}",
+                *(["- Its data in full (float64, rows of each matrix):", "", "```text",
+                   counterexample_matrices(e), "```", ""] if counterexample_matrices(e) else []),
                 *(f"- See also: {_md_link(other, errata)} (same cause: {cause})" for other, cause in see_also(e["id"])),
                 f"- Recorded by: {', '.join(f'`{n}`' for n in e.get('nodeids', []))}",
                 "",
@@ -236,7 +259,8 @@ def errata_html(report: dict[str, Any]) -> str:
                 (f"Location ({esc(e['location_kind'])})", esc(e["location"])),
                 ("Printed", esc(e["printed"])),
                 ("Corrected", esc(e["corrected"])),
-                ("Counterexample", esc(counterexample_text(e))),
+                ("Counterexample", esc(counterexample_text(e)) + (
+                    f"<pre>{esc(counterexample_matrices(e))}</pre>" if counterexample_matrices(e) else "")),
                 *(("See also", f"{_html_link(other, errata)} (same cause: {esc(cause)})")
                   for other, cause in see_also(e["id"])),
                 ("Recorded by", ", ".join(f"<code>{esc(n)}</code>" for n in e.get("nodeids", []))),

@@ -237,3 +237,33 @@ def test_errata_that_share_a_cause_link_each_other_both_ways():
     assert "- See also: BSJ25.ESC-E1 (not recorded in this run) (same cause: the radial rate" in text
     report["claims"][0]["errata"].append({**entry, "id": "BSJ25.ESC-E1", "claim": "BSJ25.ESC"})
     assert "- See also: [BSJ25.ESC-E1](claims.html#BSJ25.ESC-E1) (same cause:" in render_errata_markdown(report)
+
+
+def test_a_counterexamples_matrices_are_written_out_in_full_to_rebuild_it():
+    """A counterexample's data (X, G, an optimum's W_l) are matrices: the entry's line names their shape, and
+    the sheet writes them out below it in full float64 precision (``repr``), in Markdown and in HTML; the
+    matrices are rebuilt from an instance by ``claims.bsj25.rebuild_numbers``."""
+    from claims.bsj25 import near_rank_one_instance, rebuild_numbers
+    from claims.report._errata import counterexample_matrices, counterexample_text, is_matrix
+
+    instance, _, _ = near_rank_one_instance(3300, 3, 8, 2, 1e-4, 0.1, cut=2)
+    numbers = rebuild_numbers(instance, layer=3)
+    assert numbers["X"] == instance.x.tolist() and numbers["G"] == instance.g.tolist() and numbers["layer"] == 3
+    assert "seed = 3300" in numbers["data"] and "eps = 0.0001" in numbers["data"]
+    assert is_matrix(numbers["X"]) and not is_matrix([1.0, 2.0]) and not is_matrix([[1.0], [True]])
+    entry = erratum("BSJ25.P33-E1", "BSJ25", counterexample=numbers)
+    assert counterexample_text(entry).endswith("; layer = 3; matrices written out below: X (3 x 8), G (2 x 8)")
+    written = counterexample_matrices(entry)
+    assert written.startswith("X =\n[") and repr(instance.x[0, 3].item()) in written
+    rows = [line for line in written.splitlines() if line.startswith("[")]
+    assert [[float(v) for v in row.strip("[]").split(", ")] for row in rows] == numbers["X"] + numbers["G"]
+    report = build_report(RUN, {"t.py::p33": test_record("t.py::p33", "BSJ25.P33", entry)})
+    assert f"```text\n{written}\n```" in render_errata_markdown(report)
+    assert f"<pre>{written}</pre>" in errata_html(report)
+
+
+def test_data_too_large_to_print_are_described_instead():
+    from claims.bsj25 import digits_instance, rebuild_numbers
+
+    numbers = rebuild_numbers(digits_instance(per_class=20))
+    assert numbers["X"].startswith("(64, 200) (too large") and "load_digits" in numbers["data"] + str(numbers)
