@@ -180,31 +180,17 @@ class TestRecord:
         ]
         return evidence
 
-    def update(self, when: str, outcome: str, evidence: dict[str, Any] | None, duration: float, message: str = "") -> None:
-        """Fold in one phase's report. A failure or an error is never undone by a later report (a rerun,
-        another worker running the same test): what once contradicted the claim stays in the record."""
+    def settle(self, outcome: str, reason: str | None, evidence: dict[str, Any] | None = None,
+               duration: float = 0.0) -> None:
+        """The test's outcome and why (``claims.session`` folds pytest's phases into it), its call's evidence
+        when given (figures apart), and ``duration`` more seconds. A failure or an error is never undone:
+        what once contradicted the claim stays in the record."""
         self.duration += duration
         if self.outcome in ("failed", "error"):
             return
-        if when == "call":
+        if evidence is not None:
             self.evidence = self._take_figures(evidence)
-            if outcome == "passed":
-                self.outcome, self.reason = "passed", None
-            elif outcome == "failed":
-                finding = self.evidence.get("failed_finding")
-                if self.evidence.get("violation") and not finding:
-                    self.outcome, self.reason = "failed", None
-                else:
-                    self.outcome = "error"
-                    self.reason = f"finding {finding!r} failed: {message}" if finding else message or "failed"
-            else:
-                self.outcome, self.reason = NOT_RUN, f"{outcome}: {message}"
-        elif when in ("setup", "teardown") and outcome == "failed":
-            self.outcome, self.reason = "error", f"{when} failed: {message}"
-        elif when == "setup" and outcome == "skipped":
-            self.outcome, self.reason = NOT_RUN, f"{SKIPPED_IN_SETUP}{message}"
-        elif when not in ("setup", "call", "teardown"):  # xdist's "???": the worker crashed
-            self.outcome, self.reason = NOT_RUN, message or "the worker running it crashed"
+        self.outcome, self.reason = outcome, reason
 
     @property
     def cases(self) -> int:

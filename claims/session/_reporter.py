@@ -26,6 +26,7 @@ from claims.report._write import write_report
 from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, recorded_property
 from claims.session._collection import SelectionTracker
 from claims.session._exit_status import expected_failures
+from claims.session._phases import fold_phase
 from claims.session._options import HISTORY, PARTIAL, report_directory
 from claims.session._provenance import VERSIONED, as_seed, git_state, installed_version, replay_command, utc_now
 from claims.session._selection import Manifest, claim_suites, scan_suite, suite_roots, uncovered_roots
@@ -78,7 +79,7 @@ class ClaimsReporter:
                 report.nodeid, TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL, line=meta.get("line"))
             )
         evidence = recorded_property(report, EVIDENCE_PROPERTY) if report.when == "call" else None
-        record.update(report.when, report.outcome, evidence, report.duration, _message(report))
+        fold_phase(record, report.when, report.outcome, evidence, report.duration, _message(report))
 
     def _manifest(self) -> Manifest | None:
         """The selection as collected: the workers' manifests under xdist, else this process's own;

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
+from claims.session._phases import fold_phase
 from claims import CLAIMS
 from synthetic_claims import EVIDENCE_MODULE, OTHER_MODULE  # tests/plugin/synthetic_claims.py
 
@@ -636,12 +637,12 @@ def test_a_record_without_a_call_phase_is_not_run():
     from claims.report._model import TestRecord
 
     interrupted = TestRecord("test_x.py::test_y", ["LJ22.L1"], True)
-    interrupted.update("setup", "passed", None, 0.1)
+    fold_phase(interrupted, "setup", "passed", None, 0.1)
     assert interrupted.outcome == "not-run"
-    interrupted.update("call", "passed", {"cases": 1}, 0.1)
+    fold_phase(interrupted, "call", "passed", {"cases": 1}, 0.1)
     assert interrupted.outcome == "passed"
     crashed = TestRecord("test_x.py::test_z", ["LJ22.L1"], True)
-    crashed.update("???", "failed", None, 0.0, "worker 'gw0' crashed while running 'test_x.py::test_z'")
+    fold_phase(crashed, "???", "failed", None, 0.0, "worker 'gw0' crashed while running 'test_x.py::test_z'")
     assert crashed.outcome == "not-run" and "crashed" in crashed.reason
 
 

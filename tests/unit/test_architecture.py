@@ -39,6 +39,9 @@ and imports none of them itself."""
 PAPER_PACKAGES = {"claims.lj22", "claims.gp22", "claims.bsj25"}
 NO_TEST_FRAMEWORK = {"claims.models"} | PAPER_PACKAGES
 TEST_FRAMEWORKS = ("pytest", "hypothesis", "_pytest")
+NO_PYTEST = {"claims.report"}
+"""Parts that receive finished records: they never import pytest, and never read its phases."""
+PYTEST_PHASES = {"setup", "call", "teardown", "???"}
 
 MAX_MODULE_LINES = 600
 LONG_MODULES: dict[str, str] = {}
@@ -100,6 +103,8 @@ def test_layers_import_downward_only():
         for line, target in imported_modules(path, name):
             if target.split(".")[0] in TEST_FRAMEWORKS and own in NO_TEST_FRAMEWORK:
                 wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target} (a test framework)")
+            if target.split(".")[0] in ("pytest", "_pytest", "xdist") and own in NO_PYTEST:
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target} (the report layer gets finished records)")
             if not target.startswith("claims"):
                 continue
             other = part_of(target)
@@ -120,6 +125,42 @@ def test_the_import_graph_rule_sees_imports_inside_functions(tmp_path):
     imports = imported_modules(path, "claims.models._bad")
     assert [t for _, t in imports] == ["claims.report._model", "pytest"]
     assert LAYERS[part_of("claims.report._model")] > LAYERS[part_of("claims.models._bad")]
+
+
+def phase_literals(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every string constant in the file that names one of pytest's phases."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in PYTEST_PHASES]
+
+
+def test_the_report_layer_handles_no_test_phases():
+    """pytest's phases (setup, call, teardown, xdist's "???") are folded into a record in ``claims.session``
+    (``fold_phase``); the report layer never names one."""
+    wrong = [f"{path.relative_to(ROOT)}:{line} names the test phase {text!r}"
+             for path in library_modules() if part_of(module_name(path)) in NO_PYTEST
+             for line, text in phase_literals(path)]
+    assert wrong == []
+
+
+def test_the_phase_rule_sees_a_phase_name(tmp_path):
+    path = tmp_path / "_bad.py"
+    path.write_text('def update(when):\n    if when == "teardown":\n        return "call"\n')
+    assert phase_literals(path) == [(2, "teardown"), (3, "call")]
+
+
+def test_the_facade_imports_statically_what_it_loads_on_first_use():
+    """``claims/__init__.py`` lists each public name twice: in ``_EXPORTS`` (loaded on first use) and under
+    ``TYPE_CHECKING`` (for type checkers); the two lists are the same, module by module."""
+    import claims
+
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    guarded = next(node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") ==
+                   "TYPE_CHECKING")
+    static = {(node.module, alias.name) for node in guarded.body if isinstance(node, ast.ImportFrom)
+              for alias in node.names if alias.asname == alias.name}
+    lazy = {(module, name) for module, names in claims._EXPORTS.items() for name in names}
+    assert static == lazy
 
 
 def test_every_library_module_has_a_layer():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from claims.session._phases import fold_phase
 from claims.checks import check_inequality, check_inequality_rejected, check_trend, check_trend_rejected
 from claims.evidence._record import ClaimViolation, collecting, count_cases_as, declare_verdict, record_case
 from claims.evidence._trend import POWER, SATURATED_FRACTION, TrendRule, detectable_effect, saturation, trend_test
@@ -228,7 +229,7 @@ CLAIM = CLAIMS["LJ22.L10"]
 
 def test_record(nodeid: str, control: bool, run) -> TestRecord:
     record = TestRecord(nodeid, [CLAIM.id], control)
-    record.update("call", "passed", (recorded_control if control else recorded)(run), 0.0)
+    fold_phase(record, "call", "passed", (recorded_control if control else recorded)(run), 0.0)
     return record
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.session._phases import fold_phase
 from claims.__main__ import main
 from claims.evidence._registry import CLAIMS
 from claims.report._errata import (
@@ -49,7 +50,7 @@ def test_record(nodeid, claim_id, *errata, correction=None) -> TestRecord:
     if correction:
         evidence |= {"verdict": "verified-with-correction", "correction": correction}
     record = TestRecord(nodeid, [claim_id], False)
-    record.update("call", "passed", evidence, 0.1)
+    fold_phase(record, "call", "passed", evidence, 0.1)
     return record
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.session._phases import fold_phase
 from claims.report._history import (
     BaselineError,
     entry_name,
@@ -41,7 +42,7 @@ def built_report(*, selection: str = "full", complete: bool = True, commit: str 
         "cases": 3, "checks": 3, "holding": {"error": error, "tolerance": 1e-14, "details": {}},
         "series": [{"step": i, "loss": 1.0 / (i + 1)} for i in range(50)],
     }
-    record.update("call", "passed", evidence, 0.1)
+    fold_phase(record, "call", "passed", evidence, 0.1)
     run = {
         "started": "2026-11-22T08:00:00+00:00", "finished": "2026-11-22T08:01:00+00:00", "complete": complete,
         "selection": selection, "profile": profile, "hypothesis_seed": None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
+from claims.session._phases import fold_phase
 from claims.evidence._record import VERDICTS
 from claims.evidence._registry import CLAIMS
 from claims.report._citation import DIGEST_OF, content_digest
@@ -103,7 +104,7 @@ def test_a_tests_figures_are_decoded_out_of_its_evidence():
         {"name": "b", "caption": "", "path": "figures/GP22.F1__test__b.png"},
     ]
     assert record.figure_entries({("t.py::test", "a"): "figures/elsewhere.png"})[0]["path"] == "figures/elsewhere.png"
-    record.update("call", "passed", {"cases": 2, "figures": None}, 0.0)
+    fold_phase(record, "call", "passed", {"cases": 2, "figures": None}, 0.0)
     assert record.figures == [] and record.evidence == {"cases": 2}
 
 
@@ -114,7 +115,7 @@ def test_a_report_carries_each_figures_bytes_beside_its_json():
                              "alternates_base64": {"pdf": base64.b64encode(b"%PDF").decode()}},
                             {"name": "empty"}]}
     record = TestRecord("t.py::test", ["GP22.F1"], False)
-    record.update("call", "passed", evidence, 0.0)
+    fold_phase(record, "call", "passed", evidence, 0.0)
     report = build_report({"selection": "full", "complete": True}, {record.nodeid: record})
     assert report.figure_bytes == {"figures/GP22.F1__test__a.png": PNG, "figures/GP22.F1__test__a.pdf": b"%PDF"}
     entry = next(c for c in report["claims"] if c["id"] == "GP22.F1")
@@ -144,8 +145,8 @@ def test_counts_recorded_before_they_existed_default_from_the_cases():
 def test_a_tests_json_entry():
     case = {"error": 0.25, "tolerance": 0.5, "details": {"error_scale": "relative"}}
     record = TestRecord("t.py::a", ["GP22.F1"], True)
-    record.update("setup", "passed", None, 0.25)
-    record.update("call", "passed", {"cases": 2, "checks": 4, "degenerate": 1, "min_slack": 0.5, "max_error": 0.25,
+    fold_phase(record, "setup", "passed", None, 0.25)
+    fold_phase(record, "call", "passed", {"cases": 2, "checks": 4, "degenerate": 1, "min_slack": 0.5, "max_error": 0.25,
                                      "tolerance": 0.5, "details": case["details"], "counterexample": case,
                                      "series": [{"step": 0}], "trends": [{"verdict": "verified"}],
                                      "by_kind": {"inequality": {}}}, 1.0004)
@@ -169,7 +170,7 @@ def test_a_tests_json_entry_carries_its_violation_and_the_reasons_its_cases_were
     """The fields the report shows for a failed test (its violation and Hypothesis' falsifying example) and
     for cases counted apart (the reasons an informative check could not fail, a degenerate case's example)."""
     record = TestRecord("t.py::a", ["GP22.F1"], False)
-    record.update("call", "failed", {"cases": 3, "informative": 1, "degenerate": 1,
+    fold_phase(record, "call", "failed", {"cases": 3, "informative": 1, "degenerate": 1,
                                      "violation": "lhs 0.75 > rhs 0.5",
                                      "falsifying_example": "test(x=0.5)", "uninformative_why": {"tied": 1},
                                      "degenerate_why": {"zero gradient": 1},
@@ -208,7 +209,7 @@ def test_tests_are_ordered_by_file_then_line_then_nodeid():
 def test_the_report_counts_every_registered_claim_once_in_its_summary():
     case = {"error": 0.25, "tolerance": 0.5, "details": {}}
     record = TestRecord("t.py::a", ["GP22.F1", "LJ22.L1"], False)
-    record.update("call", "passed", {"cases": 1, "holding": case}, 0.0)
+    fold_phase(record, "call", "passed", {"cases": 1, "holding": case}, 0.0)
     report = build_report({"selection": "partial", "complete": True}, {record.nodeid: record})
     assert report["schema"] == SCHEMA and list(report) == ["schema", "papers", "run", "citation", "claims", "summary",
                                                            "summary_beyond_papers"]
@@ -245,7 +246,7 @@ def test_every_figure_a_claim_lists_is_one_the_side_table_holds():
     tests = {}
     for key, claim_id in (("first", "GP22.F1"), ("second", "LJ22.L1")):
         tests[key] = TestRecord("t.py::test", [claim_id], False)
-        tests[key].update("call", "passed", {"cases": 1, "figures": [{"name": "f", "png_base64": png}]}, 0.0)
+        fold_phase(tests[key], "call", "passed", {"cases": 1, "figures": [{"name": "f", "png_base64": png}]}, 0.0)
     report = build_report({"selection": "full", "complete": True}, tests)
     listed = [f["path"] for c in report["claims"] for f in c["figures"]]
     assert listed == ["figures/LJ22.L1__test__f.png"] * 2 and set(listed) == set(report.figure_bytes)
@@ -278,7 +279,7 @@ def test_a_claim_entry_uses_the_reports_figure_paths_or_resolves_its_own_clashes
 
     def with_figure(nodeid):
         record = TestRecord(nodeid, [claim.id], False)
-        record.update("call", "passed", {"cases": 1, "figures": [{"name": "f"}]}, 0.0)
+        fold_phase(record, "call", "passed", {"cases": 1, "figures": [{"name": "f"}]}, 0.0)
         return record
 
     one, two = with_figure("a/t.py::test"), with_figure("b/t.py::test")
@@ -313,5 +314,5 @@ def test_a_tests_degenerate_cases_show_their_reasons():
     # a report from before the reasons: the count alone
     assert degenerate_count({"degenerate": 3}) == degenerate_count({"degenerate": 3, "degenerate_why": {}}) == "3"
     record = TestRecord("t.py::a", ["GP22.F1"], False)
-    record.update("call", "passed", {"cases": 0, "degenerate": 2, "degenerate_why": {"zero gradient": 2}}, 1.0)
+    fold_phase(record, "call", "passed", {"cases": 0, "degenerate": 2, "degenerate_why": {"zero gradient": 2}}, 1.0)
     assert record.degenerate_text() == "2: zero gradient" and record.to_json()["degenerate_why"] == {"zero gradient": 2}

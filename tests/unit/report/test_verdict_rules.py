@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from claims.session._phases import fold_phase
 from claims.evidence._registry import CLAIMS
 from claims.report._model import (
     CONTROL_STATES,
@@ -44,7 +45,7 @@ def record(nodeid: str = "t.py::a", fields: dict | None = None, *, control: bool
     """A test that reported its call phase with ``outcome`` and ``fields`` as evidence."""
     test = TestRecord(nodeid, [CLAIM.id], control, line=line)
     if outcome != NOT_RUN:
-        test.update("call", outcome, fields if fields is not None else (control_evidence() if control else evidence()),
+        fold_phase(test, "call", outcome, fields if fields is not None else (control_evidence() if control else evidence()),
                     0.0)
     return test
 
@@ -84,7 +85,7 @@ def test_a_phase_report_sets_the_outcome_and_its_reason(when, outcome, fields, m
     the claim, anything else that fails is an error (setup, teardown, a finding, an exception); a skip or a
     crash leaves it not-run with the reason."""
     test = TestRecord("t.py::a", [CLAIM.id], False)
-    test.update(when, outcome, fields, 0.0, message)
+    fold_phase(test, when, outcome, fields, 0.0, message)
     assert (test.outcome, test.reason) == expected
 
 
@@ -94,21 +95,21 @@ def test_a_failure_or_error_is_never_undone_by_a_later_report(first):
     """A rerun or a second worker that passes does not erase what once contradicted the claim; a teardown
     failure after a passing call turns the test into an error; durations add up."""
     test = TestRecord("t.py::a", [CLAIM.id], False)
-    test.update(*first, 0.5, "first")
+    fold_phase(test, *first, 0.5, "first")
     kept = (test.outcome, test.reason)
-    test.update("call", "passed", evidence(), 0.25)
-    test.update("teardown", "failed", None, 0.125, "later")
+    fold_phase(test, "call", "passed", evidence(), 0.25)
+    fold_phase(test, "teardown", "failed", None, 0.125, "later")
     assert (test.outcome, test.reason) == kept and test.duration == 0.875
     passed = record()
-    passed.update("teardown", "failed", None, 0.0, "cleanup broke")
+    fold_phase(passed, "teardown", "failed", None, 0.0, "cleanup broke")
     assert (passed.outcome, passed.reason) == ("error", "teardown failed: cleanup broke")
 
 
 def test_the_call_phase_evidence_replaces_and_passes_clear_the_reason():
     test = TestRecord("t.py::a", [CLAIM.id], False)
     assert (test.outcome, test.reason, test.evidence) == (NOT_RUN, NO_CALL, {})
-    test.update("setup", "passed", None, 0.0)
-    test.update("call", "passed", evidence(3), 0.0)
+    fold_phase(test, "setup", "passed", None, 0.0)
+    fold_phase(test, "call", "passed", evidence(3), 0.0)
     assert (test.outcome, test.reason, test.cases) == ("passed", None, 3)
 
 
@@ -171,7 +172,7 @@ def test_declared_verdicts_combine_by_precedence(declared, expected):
 def test_an_error_anywhere_hides_every_other_verdict():
     """A control's error (e.g. its teardown failed) or a check's, over a failed check and a declaration."""
     broken = record("t.py::control", control_evidence(), control=True)
-    broken.update("teardown", "failed", None, 0.0, "cleanup broke")
+    fold_phase(broken, "teardown", "failed", None, 0.0, "cleanup broke")
     failed = record("t.py::b", {"violation": "lhs > rhs"}, outcome="failed")
     assert entry(record(), failed, broken)["verdict"] == "error"
     assert entry(record(), record("t.py::b", {}, outcome="failed"), control())["verdict"] == "error"
@@ -206,7 +207,7 @@ def test_a_claim_without_selected_tests_is_not_run_or_untested():
 def test_no_finished_evidence_test_is_not_run_with_the_skip_reasons():
     skipped = [TestRecord(f"t.py::s{i}", [CLAIM.id], False) for i in range(3)]
     for test, why in zip(skipped, ["Skipped: nightly only", "nightly only", "needs a GPU"]):
-        test.update("setup", "skipped", None, 0.0, why)
+        fold_phase(test, "setup", "skipped", None, 0.0, why)
     result = entry(*skipped, control())
     assert result["verdict"] == NOT_RUN
     assert result["why"] == ["No evidence test of this claim finished in this run.",
@@ -423,9 +424,9 @@ def test_a_findings_kind_tally_is_read_when_recorded():
 
 def test_a_report_without_a_message_gets_the_default_reason():
     failed, crashed, skipped = (TestRecord(f"t.py::{n}", [CLAIM.id], False) for n in "abc")
-    failed.update("call", "failed", {}, 0.0)
-    crashed.update("???", "failed", None, 0.0)
-    skipped.update("setup", "skipped", None, 0.0)
+    fold_phase(failed, "call", "failed", {}, 0.0)
+    fold_phase(crashed, "???", "failed", None, 0.0)
+    fold_phase(skipped, "setup", "skipped", None, 0.0)
     assert [t.reason for t in (failed, crashed, skipped)] == ["failed", "the worker running it crashed",
                                                              SKIPPED_IN_SETUP]
 
@@ -602,7 +603,7 @@ def test_questions_beyond_the_papers_are_counted_apart_and_have_no_errata():
     question = next(c for c in CLAIMS.values() if c.origin == "suite")
     test = TestRecord("t.py::x1", [question.id], False)
     erratum = {"id": f"{question.id}-E1", "claim": question.id, "paper": question.paper}
-    test.update("call", "passed", evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1,
+    fold_phase(test, "call", "passed", evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1,
                                            errata=[erratum]), 0.0)
     report = build_report({"selection": "full", "complete": True}, {test.nodeid: test})
     assert report["summary"]["refuted"] == 0 and report["summary_beyond_papers"]["refuted"] == 1
