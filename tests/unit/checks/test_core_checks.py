@@ -595,7 +595,7 @@ def test_check_property_rejected_records_a_counterexample_and_refuses_a_holding_
 
 
 # ====================================================================================================
-# Details of the check core that mutation testing found unpinned (README, "Mutation testing"): which
+# Details of the check core that mutation testing found unpinned (docs/mutation-testing.md): which
 # truth values ``check_property`` accepts and how it refuses the rest, what ``check_property_rejected``
 # records, and the check named in a usage error.
 

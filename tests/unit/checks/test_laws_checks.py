@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from claims.checks import check_law_count, check_law_count_rejected  # noqa: E402
+from claims.checks import check_law_count, check_law_count_rejected
 from claims.evidence._record import (
     ClaimViolation,
     collecting,
@@ -64,8 +64,8 @@ def test_check_law_count_rejected_in_a_control_without_room_is_uninformative():
 
 
 # ====================================================================================================
-# Details of ``check_law_count`` and its negative control that mutation testing found unpinned (README,
-# "Mutation testing"): every field a case records (the report reads them), the exact error when predicted
+# Details of ``check_law_count`` and its negative control that mutation testing found unpinned
+# (docs/mutation-testing.md): every field a case records (the report reads them), the exact error when predicted
 # laws are not conserved, the boundaries of the counts it accepts and the messages of those it refuses, the
 # violation's text, and when a case whose gradients span every direction is uninformative.
 

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from claims.checks import check_trend, check_trend_rejected  # noqa: E402
+from claims.checks import check_trend, check_trend_rejected
 from claims.evidence._record import (
     ClaimViolation,
     NonFiniteEvidence,
@@ -16,7 +16,7 @@ from claims.evidence._record import (
     collecting,
     finding,
 )
-from claims.evidence._trend import (  # noqa: E402
+from claims.evidence._trend import (
     TrendRule,
     detectable_effect,
     permuted_levels,
@@ -180,8 +180,8 @@ def test_permuted_levels_are_the_least_correlated_permutation_drawn():
 # ====================================================================================================
 # What ``check_trend`` and ``check_trend_rejected`` record, field by field: the per-trend summary a
 # comparison of two runs reads, the case (error against tolerance 1, relative), its note, the run count,
-# and the verdict a finding keeps. Pinned after mutation testing found these unchecked (README,
-# "Mutation testing").
+# and the verdict a finding keeps. Pinned after mutation testing found these unchecked
+# (docs/mutation-testing.md).
 
 FLAT = [5.0, 6.0, 7.0] * 4
 SUMMARY_KEYS = {
