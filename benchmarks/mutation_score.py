@@ -41,7 +41,7 @@ AREAS = {
     "gradient-flow integrator and invariance evidence": ("claims.models._flow", "claims.lj22._invariants"),
 }
 """The judging code by area, each at most ~1,700 mutants: the weekly workflow runs one job per area (a job may
-take at most 6 hours; the areas run in parallel; README, "Mutation testing")."""
+take at most 6 hours; the areas run in parallel; docs/mutation-testing.md)."""
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 SURVIVING = {"survived", "no tests", "suspicious"}
 

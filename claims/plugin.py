@@ -35,7 +35,7 @@ from claims.session._reporter import ClaimsReporter
 from claims.session._workers import MANIFESTS, SEED, limit_threads
 
 NIGHTLY_COMMAND = "pytest -n auto --hypothesis-profile nightly --claims-compare --claims-autosave"
-"""The one nightly command (README.md, .github/workflows/nightly.yml): the deeper profile, compared with the
+"""The one nightly command (docs/profiles-and-nightly.md, .github/workflows/nightly.yml): the deeper profile, compared with the
 last saved full run, saved as the next one."""
 
 

@@ -159,7 +159,7 @@ def collect_papers(modules: Iterable[ModuleType]) -> tuple[tuple[Paper, ...], tu
         if not isinstance(paper, Paper):
             raise PaperRecordError(
                 f"{_where(module)} has no paper record: add PAPER = Paper(key=..., order=..., reference=..., ...) "
-                "to it (README, 'Adding a paper'; claims/evidence/papers/lj22.py is an example)"
+                "to it (docs/adding-a-paper.md; claims/evidence/papers/lj22.py is an example)"
             )
         if not isinstance(claims, tuple) or not all(isinstance(c, Claim) for c in claims):
             raise PaperRecordError(f"{_where(module)}: CLAIMS must be a tuple of Claim(...) (it may be empty)")
@@ -172,7 +172,7 @@ def collect_papers(modules: Iterable[ModuleType]) -> tuple[tuple[Paper, ...], tu
                     f"claim {claim.id} in {_where(module)} names paper {claim.paper!r}, which is not this module's "
                     f"record ({paper.key!r}): a claim goes in the module of its paper; for a new paper add "
                     f"claims/evidence/papers/{claim.paper.lower()}.py with PAPER = Paper(key={claim.paper!r}, ...) "
-                    "and the claim in its CLAIMS (README, 'Adding a paper')"
+                    "and the claim in its CLAIMS (docs/adding-a-paper.md)"
                 )
             if not claim.id.startswith(f"{paper.key}."):
                 raise PaperRecordError(f"claim {claim.id} of paper {paper.key} in {_where(module)}: its ID must "

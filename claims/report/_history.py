@@ -3,7 +3,7 @@
 A history entry is a full, complete run's report, kept so that a later run can be compared with it
 (``claims.report._compare``). Entries are numbered 1, 2, ... in the order they were saved; the name says
 at a glance which commit and which Hypothesis profile produced them. Three choices keep entries small (a
-fraction of ``claims.json``; ``tests/unit/test_readme.py`` checks the figure README.md gives) and fit
+fraction of ``claims.json``; ``tests/unit/test_readme.py`` checks the figure docs/report.md gives) and fit
 to compare with:
 
 - each test's ``series`` (per-step curves, the bulk of ``claims.json``) is dropped: they are drawn

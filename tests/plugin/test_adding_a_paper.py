@@ -1,4 +1,5 @@
-"""Adding a paper by following the README only ("Adding a claim", "Adding a paper"), in a copy of the
+"""Adding a paper by following the docs only (docs/writing-a-claim.md, "Adding a claim";
+docs/adding-a-paper.md), in a copy of the
 project: a fourth paper, Du, Hu & Lee 2018, with one claim (two-layer linear networks stay balanced
 under gradient flow) and its negative control. Checked: a paper file without its record stops the
 registry with a message saying what to add; with the record, the suite runs the claim and the report
@@ -23,9 +24,10 @@ import pytest
 from claims.evidence import Paper
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+"""The adding-a-paper test follows the docs, not the README: the README links these pages."""
 
-COPIED = ("claims", "conftest.py", "pyproject.toml", "CITATION.cff", "CLAIMS.md", "README.md", "tests/conftest.py",
+COPIED = ("claims", "conftest.py", "pyproject.toml", "CITATION.cff", "CLAIMS.md", "README.md", "docs", "tests/conftest.py",
           "tests/unit/evidence/test_registry.py", "tests/plugin/test_citation.py")
 """The project as a newcomer has it, with the tests that keep CLAIMS.md and CITATION.cff current."""
 
@@ -117,11 +119,16 @@ def test_the_sum_of_the_norms_is_not(seed, shape):
 
 
 def section(title: str) -> str:
-    """The README's section ``## title``, up to the next ``## ``."""
-    return README.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+    """The docs' section ``## title`` ("Adding a claim" in docs/writing-a-claim.md), up to the next ``## ``, or
+    the page of that title ("Adding a paper": docs/adding-a-paper.md, whole)."""
+    page = DOCS / (title.lower().replace(" ", "-") + ".md")
+    if page.is_file():
+        return page.read_text(encoding="utf-8")
+    text = (DOCS / "writing-a-claim.md").read_text(encoding="utf-8")
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_readme_says_each_step_this_test_takes():
+def test_the_docs_say_each_step_this_test_takes():
     claim, paper = section("Adding a claim"), section("Adding a paper")
     for text in ("claims/evidence/papers/<paper>.py", "tests/claims/<paper>/test_<paper>_<topic>.py",
                  '@pytest.mark.claim("ID")', 'negative_control=True', "python -m claims inventory > CLAIMS.md",
@@ -131,17 +138,17 @@ def test_the_readme_says_each_step_this_test_takes():
                  "PAPER = Paper(", "CLAIMS = (Claim(", "tests/claims/<key>/", "LAYERS", "PAPER_PACKAGES",
                  *(f"`{field.name}`" for field in dataclasses.fields(Paper))):
         assert text in paper, text
-    assert readme_commands() == ["python -m claims inventory > CLAIMS.md",
+    assert docs_commands() == ["python -m claims inventory > CLAIMS.md",
                                  "python -m claims citation-references --update CITATION.cff"]
 
 
-def readme_commands() -> list[str]:
-    """The commands "Adding a paper" says to run after writing the files (its steps after "Then:"), in order."""
+def docs_commands() -> list[str]:
+    """The commands docs/adding-a-paper.md says to run after writing the files (its steps after "Then:"), in order."""
     return re.findall(r"`(python -m claims [^`]+)`", section("Adding a paper").split("Then:", 1)[1])
 
 
 def run_python(command: str, cwd: Path) -> subprocess.CompletedProcess:
-    """A README command, run by the shell in the copy with this interpreter as ``python``."""
+    """A command of the docs, run by the shell in the copy with this interpreter as ``python``."""
     command = re.sub(r"^python ", shlex.quote(sys.executable) + " ", command)
     return subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=120)
 
@@ -162,7 +169,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
     return pytester.path
 
 
-def test_a_fourth_paper_by_the_readme(pytester: pytest.Pytester, project: Path):
+def test_a_fourth_paper_by_the_docs(pytester: pytest.Pytester, project: Path):
     paper_file, test_file = project / PAPER_FILE, project / TEST_FILE
     check_copy = run_python("python -c 'import claims; print(claims.__file__)'", project)
     assert check_copy.stdout.strip() == str(project / "claims" / "__init__.py")
@@ -186,7 +193,7 @@ def test_a_fourth_paper_by_the_readme(pytester: pytest.Pytester, project: Path):
                                 "FAILED *test_citation_cff_references_are_the_paper_records*"])
     stale.stdout.fnmatch_lines(["*python -m claims citation-references --update CITATION.cff*"])
 
-    for command in readme_commands():
+    for command in docs_commands():
         done = run_python(command, project)
         assert done.returncode == 0, done.stderr
 

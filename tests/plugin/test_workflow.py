@@ -1,5 +1,5 @@
 """The nightly workflow: it parses, runs on a schedule (and by hand), and runs the one nightly command,
-the same string README.md documents (both read from ``claims.plugin.NIGHTLY_COMMAND``)."""
+the same string docs/profiles-and-nightly.md documents (both read from ``claims.plugin.NIGHTLY_COMMAND``)."""
 
 from __future__ import annotations
 
@@ -88,8 +88,8 @@ def test_the_workflow_keeps_hypothesis_example_database_between_nights(workflow)
     assert upload_step(workflow)["with"]["include-hidden-files"] is True  # .hypothesis is a hidden directory
 
 
-def test_the_readme_documents_the_nightly_command():
-    assert NIGHTLY_COMMAND in (ROOT / "README.md").read_text()
+def test_the_docs_document_the_nightly_command():
+    assert NIGHTLY_COMMAND in (ROOT / "docs" / "profiles-and-nightly.md").read_text()
 
 
 PLANTED = 2**40 + 12345

@@ -1,4 +1,4 @@
-"""The layout's rules, each checked here so that breaking one fails the suite (README, "Layout").
+"""The layout's rules, each checked here so that breaking one fails the suite (README.md, "Layout").
 
 - Layers import downward only: ``models`` <- the paper packages <- ``evidence`` <- ``checks`` and
   ``strategies`` <- ``report`` <- ``session`` <- ``plugin`` and the CLI; the paper packages never import

@@ -1,6 +1,6 @@
-"""Mutation testing of the judging code is configured, scheduled and documented (README, "Mutation
-testing"): the extra pins mutmut, the configuration mutates the judging modules against the unit tests,
-the weekly workflow runs the command the README gives and fails below 90%, and every listed equivalent
+"""Mutation testing of the judging code is configured, scheduled and documented
+(docs/mutation-testing.md): the extra pins mutmut, the configuration mutates the judging modules against the unit tests,
+the weekly workflow runs the command docs/mutation-testing.md gives and fails below 90%, and every listed equivalent
 mutant has a reason."""
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def test_the_configuration_mutates_the_judging_code_against_the_unit_tests():
     assert "--no-claims-report" in config["pytest_add_cli_args"]
     assert "--hypothesis-profile=ci" in config["pytest_add_cli_args"]  # derandomized: a kill is reproducible
     assert "conftest.py" in config["also_copy"]  # the root conftest loads the plugin in mutants/
+    assert {"README.md", "docs"} <= set(config["also_copy"])  # tests/unit reads the README and docs/
 
 
 def test_the_weekly_workflow_runs_the_documented_command_and_fails_below_90_percent():
@@ -75,10 +76,10 @@ def test_the_weekly_workflow_runs_the_documented_command_and_fails_below_90_perc
     assert 'mutmut run --max-children 2 $(python benchmarks/mutation_score.py --globs --areas "$AREA")' in runs
     score = next(line for line in runs if line.startswith("python benchmarks/mutation_score.py --threshold"))
     assert "--threshold 0.9" in score and '--areas "$AREA"' in score
-    readme = (ROOT / "README.md").read_text()
+    page = (ROOT / "docs" / "mutation-testing.md").read_text()
     assert (
-        "mutmut run --max-children 2" in readme
-        and "python benchmarks/mutation_score.py --threshold 0.9" in readme
+        "mutmut run --max-children 2" in page
+        and "python benchmarks/mutation_score.py --threshold 0.9" in page
     )
 
 

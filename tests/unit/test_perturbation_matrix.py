@@ -1,4 +1,4 @@
-"""The rounding-perturbation matrix of benchmarks/verdict_stability.py (README, "The rounding-perturbation
+"""The rounding-perturbation matrix of benchmarks/verdict_stability.py (docs/mutation-testing.md, "The rounding-perturbation
 matrix"): its rows, its table, what it counts as a difference, its combine mode, the outcome probe's
 reading of pytest's reports, and the weekly workflow that runs one job per row and combines them."""
 
@@ -299,9 +299,9 @@ def test_the_weekly_workflow_runs_one_job_per_row_and_combines_them(workflow):
     )
 
 
-def test_the_readme_documents_the_matrix():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("\n### The rounding-perturbation matrix\n", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_document_the_matrix():
+    page = (ROOT / "docs" / "mutation-testing.md").read_text()
+    section = page.split("\n## The rounding-perturbation matrix\n", 1)[1].split("\n## ", 1)[0]
     assert "python benchmarks/verdict_stability.py --matrix" in section
     assert "--combine" in section and "--list" in section and "exits 1" in section
     assert ".github/workflows/perturbation.yml" in section

@@ -5,8 +5,8 @@
 - ``CLAIMS = (Claim(...), ...)``: its claims, each with ``paper`` set to the record's key.
 
 The registry (``claims.evidence._registry``) imports every module here whose name does not start with
-``_`` and orders the papers by ``Paper.order``: adding a paper is adding one file (README, "Adding a
-paper"). The registry, CLAIMS.md, the report's citation block and BibTeX, and CITATION.cff's
+``_`` and orders the papers by ``Paper.order``: adding a paper is adding one file
+(docs/adding-a-paper.md). The registry, CLAIMS.md, the report's citation block and BibTeX, and CITATION.cff's
 ``references`` all derive from these records.
 """
 

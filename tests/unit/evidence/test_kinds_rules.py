@@ -2,7 +2,7 @@
 a kind, which case a tally shows as nearest (informative first; an inequality's smallest relative slack;
 the smallest margin where the statement held, the largest where it was violated; ties keep the first),
 what a merge of several tests' tallies adds up, and how a report from before the tallies is read.
-Pinned after mutation testing found these unchecked (README, "Mutation testing")."""
+Pinned after mutation testing found these unchecked (docs/mutation-testing.md)."""
 
 from __future__ import annotations
 

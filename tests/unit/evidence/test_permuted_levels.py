@@ -4,7 +4,7 @@ The reference draws the same seeded candidate permutations and takes the first a
 |Spearman's rho| with the true levels, stopping at rho = 0. Spearman's denominator is the same for every
 candidate (each is a permutation of the same levels), so the reference compares the exact numerators
 sum (2 r_i - n - 1)(2 c_i - n - 1), integers, with no rounding to break ties. Pinned after mutation
-testing found the choice unchecked (README, "Mutation testing").
+testing found the choice unchecked (docs/mutation-testing.md).
 """
 
 from __future__ import annotations

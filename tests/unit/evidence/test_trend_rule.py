@@ -1,7 +1,7 @@
 """The trend rule as a researcher reads it (``claims.evidence._trend``): what a ``TrendRule`` accepts, at
 each bound; the rule text the report prints (``describe``); a ``Trend``'s error against tolerance 1 and its
 two-sided p, from stated numbers; and the builtin form the report stores. Pinned after mutation testing
-found these unchecked (README, "Mutation testing")."""
+found these unchecked (docs/mutation-testing.md)."""
 
 from __future__ import annotations
 

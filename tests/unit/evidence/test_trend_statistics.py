@@ -2,7 +2,7 @@
 designs: the correlations (Pearson's on the given ranks, row by row, so Spearman's when given ranks;
 Kendall's tau-b) against scipy, their value on constant rows (0, never NaN, never left unwritten), the
 permutation p-values, the detectable effect, saturation and the negative control's permuted levels.
-Pinned after mutation testing found these unchecked (README, "Mutation testing")."""
+Pinned after mutation testing found these unchecked (docs/mutation-testing.md)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Four runs at four levels give exact permutation p-values, multiples of 1/24 (one
 Spearman's rho = 1, four have rho >= 0.8), and, with one run per level, a bootstrap interval that is
 the single point (rho, rho). So each rule can be met with equality: a p-value equal to alpha is
 significant, an effect equal to min_effect counts, an equivalence interval touching +-min_effect is not
-inside it. Pinned after mutation testing found these boundaries unchecked (README, "Mutation testing").
+inside it. Pinned after mutation testing found these boundaries unchecked (docs/mutation-testing.md).
 """
 
 from __future__ import annotations

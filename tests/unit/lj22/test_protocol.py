@@ -1,4 +1,4 @@
-"""The gradient-flow protocol (README, "Protocol"): its constants pinned to the README's statement of
+"""The gradient-flow protocol (docs/dynamics.md, "Protocol"): its constants pinned to the docs' statement of
 them, and ``claims.checks._protocol``'s judging (which trajectories are judged, which are left out and
 why, and the arguments every judged trajectory is checked with), on hand-made drift studies."""
 
@@ -26,11 +26,11 @@ from claims.models._flow import EULER, RK4
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 PROTOCOL = " ".join(
-    re.search(r"- \*\*Protocol\*\*(.*?)\n- \*\*", (ROOT / "README.md").read_text(), re.S).group(1).split()
+    re.search(r"- \*\*Protocol\*\*(.*?)\n- \*\*", (ROOT / "docs" / "dynamics.md").read_text(), re.S).group(1).split()
 )
 
 
-# --- the constants, as the README states them ----------------------------------------------------
+# --- the constants, as docs/dynamics.md states them------------------------------------------------
 
 
 def test_the_protocol_constants_are_the_ones_the_readme_states():

@@ -419,7 +419,7 @@ def test_without_hard_links_an_entry_is_renamed_into_place_and_never_replaces_on
 
 
 def test_a_real_report_entry_is_small(tmp_path):
-    """An entry stays a small fraction of claims.json, so the history can hold many runs (README.md gives
+    """An entry stays a small fraction of claims.json, so the history can hold many runs (docs/report.md gives
     the bound that tests/unit/test_readme.py checks)."""
     report = load_report(REFERENCE)
     assert report["run"]["selection"] == "full" and report["run"]["complete"]

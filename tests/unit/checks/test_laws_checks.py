@@ -1,7 +1,6 @@
-"""Details of ``check_law_count`` and its negative control that mutation testing found unpinned (README,
-"Mutation testing"): every field a case records (the report reads them), the exact error when predicted
-laws are not conserved, the boundaries of the counts it accepts and the messages of those it refuses, the
-violation's text, and when a case whose gradients span every direction is uninformative."""
+"""``claims.checks._laws``: ``check_law_count`` and ``check_law_count_rejected``, exact counts of
+conservation laws against the prediction, and every field a case records. The details further down were
+pinned after mutation testing found them unchecked (docs/mutation-testing.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,65 @@ import re
 import pytest
 
 from claims.checks import check_law_count, check_law_count_rejected
-from claims.evidence._record import ClaimViolation, collecting
+from claims.evidence._record import (
+    ClaimViolation,
+    collecting,
+)
+
+# --- check_law_count and its negative control ---------------------------------------------------
+
+
+def test_check_law_count_passes_equal_counts_exactly():
+    with collecting() as evidence:
+        check_law_count(4, 4, 16, 12, relative_gap=0.1)
+    assert evidence.holding.error == 0.0 and evidence.holding.tolerance == 0.0
+    assert evidence.holding.details["missing"] == 0 and evidence.holding.details["exact_error"] == 0
+
+
+@pytest.mark.parametrize("counted, predicted", [(5, 4), (3, 4)])
+def test_check_law_count_fails_on_a_count_off_by_one(counted, predicted):
+    with collecting() as evidence, pytest.raises(ClaimViolation, match="laws counted"):
+        check_law_count(counted, predicted, 16, 11)
+    assert evidence.violating.error == 1.0 and evidence.violating.details["missing"] == counted - predicted
+
+
+def test_check_law_count_fails_when_a_predicted_law_is_not_conserved():
+    with collecting() as evidence, pytest.raises(ClaimViolation, match="not conserved"):
+        check_law_count(2, 2, 10, 8, failing=["Eq. (4) at vertex 5"])
+    assert evidence.violating.details["not_conserved"] == ["Eq. (4) at vertex 5"]
+
+
+@pytest.mark.parametrize("args", [(-1, 0, 3, 0), (4, 0, 3, 0), (1, 0, 3, 3), (True, 0, 3, 0), (1.0, 0, 3, 0)])
+def test_check_law_count_rejects_impossible_counts(args):
+    with collecting(), pytest.raises(ValueError):
+        check_law_count(*args)
+
+
+def test_check_law_count_without_room_for_a_law_is_uninformative():
+    with collecting() as evidence:
+        check_law_count(0, 0, 5, 5)
+    assert evidence.informative == 0 and evidence.cases == 1
+
+
+def test_check_law_count_rejected_accepts_a_mismatch_and_raises_on_agreement():
+    with collecting() as evidence:
+        check_law_count_rejected(2, 1, 3, 1)
+    assert evidence.violating.details["missing"] == 1
+    with collecting(), pytest.raises(ClaimViolation, match="negative control accepted"):
+        check_law_count_rejected(2, 2, 3, 1)
+
+
+def test_check_law_count_rejected_in_a_control_without_room_is_uninformative():
+    with collecting(control=True) as evidence:
+        check_law_count_rejected(0, 1, 3, 3)
+    assert evidence.informative == 0
+
+
+# ====================================================================================================
+# Details of ``check_law_count`` and its negative control that mutation testing found unpinned
+# (docs/mutation-testing.md): every field a case records (the report reads them), the exact error when predicted
+# laws are not conserved, the boundaries of the counts it accepts and the messages of those it refuses, the
+# violation's text, and when a case whose gradients span every direction is uninformative.
 
 NO_ROOM = "the reparametrization's gradients span every direction: no law can exist"
 
@@ -193,3 +250,4 @@ def test_a_counterexample_whose_gradients_span_every_direction_is_informative():
     record = evidence.to_builtin()
     assert record["informative"] == 1 and record["uninformative"] == 0
     assert "uninformative" not in record["counterexample"]["details"]
+
