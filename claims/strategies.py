@@ -458,3 +458,35 @@ def layered_parameters(draw, network: LayeredNetwork, nonzero: bool = False):
         params[f"gamma{layer}"] = torch.tensor(scale, dtype=torch.float64)
         params[f"beta{layer}"] = torch.tensor(draw(signed_floats(1.0)), dtype=torch.float64)
     return params
+
+
+# BSJ25 linear networks (claims.bsj25._linear): data, a depth and width, and a rank-one start
+
+
+@st.composite
+def linear_flow_cases(draw, max_depth: int = 5, max_width: int = 5):
+    """(instance, depth, width, scale, seed): data from ``random_instance`` (X standard normal d_in x N, G standard
+    normal d_out x N over N; d_in 2..4, N 2..8, d_out 1..3, a drawn data seed), depth 2..``max_depth``, hidden width
+    2..``max_width`` (so some layer has two singular values), and a rank-one start's layer scale c in [0.2, 0.8]
+    with the seed of its unit vectors (``rank_one_start``)."""
+    from claims.bsj25 import random_instance
+
+    instance = random_instance(draw(st.integers(0, 2**16)), draw(st.integers(2, 4)), draw(st.integers(2, 8)),
+                               draw(st.integers(1, 3)))
+    depth, width = draw(st.integers(2, max_depth)), draw(st.integers(2, max_width))
+    return instance, depth, width, draw(st.floats(0.2, 0.8)), draw(st.integers(0, 2**16))
+
+
+@st.composite
+def linear_chain_risks(draw, max_matrices: int = 4, max_width: int = 4):
+    """(risk, kind): a linear chain d_0 -> n_1 -> ... -> 1 (d_0 and n_k in 2..``max_width``, 2..``max_matrices``
+    matrices; ``mlp`` with LINEAR), 2-6 inputs in the unit ball (``unit_ball_inputs``), labels +-1 and one of the
+    losses; kind "chain" (a whole balanced chain, ``claims.lj22.balanced_chain``) or, with three matrices or more,
+    "pair" (only (W_1, W_2) balanced, ``balanced_pair_chain``)."""
+    depth = draw(st.integers(2, max_matrices))
+    widths = [draw(st.integers(2, max_width)) for _ in range(depth)] + [1]
+    network = mlp(widths, LINEAR)
+    x = draw(unit_ball_inputs(widths[0], draw(st.integers(2, 6))))
+    y = torch.tensor(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64)
+    kind = draw(st.sampled_from(["chain", "pair"] if depth >= 3 else ["chain"]))
+    return Risk(network, x, y, draw(st.sampled_from(sorted(LOSSES)))), kind

@@ -25,6 +25,7 @@ from claims.lj22._limits import (
     linearly_separable, pair_alignments, theorem2_network_dense_tail, theorem2_network_through_frozen_layer,
     unseparable_data,
 )
+from claims.lj22._balanced_chains import balanced_chain, balanced_pair_chain
 from claims.lj22._theorem2_starts import (
     THEOREM2_BLOCK_SHAPE, THEOREM2_CONV_CHAIN, THEOREM2_THROUGH_BLOCK_SHAPE, theorem2_block_sides,
     theorem2_block_start, theorem2_convolution_start, theorem2_through_block_matrices, theorem2_through_block_start,
@@ -36,6 +37,7 @@ from claims.lj22._invariants import (
 )
 
 __all__ = [
+    "balanced_chain", "balanced_pair_chain",
     "THEOREM2_BLOCK_SHAPE", "THEOREM2_CONV_CHAIN", "THEOREM2_THROUGH_BLOCK_SHAPE", "theorem2_block_sides",
     "theorem2_block_start", "theorem2_convolution_start", "theorem2_through_block_matrices",
     "theorem2_through_block_start",

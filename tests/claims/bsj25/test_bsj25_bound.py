@@ -382,6 +382,21 @@ def t31_chains() -> list[Chain]:
 
 
 T31_STATEMENT = "ratio <= 8 c l^{-1/2} / (1 - c l^{-1/2})"
+DEEPER_LAYERS_SEARCHED = (
+    "Informative cases beyond layer 1 (issue 34): none exist at the sizes we can compute. Besides this test's "
+    "families, a search (width 5, 16 restarts, each depth warm-started from the shallower optimum, as here) "
+    "tried the cut family at eps 0.05, 0.2, 0.5 with aligned labels a = 0.03 and 0.2 (c 0.056-0.56) and the "
+    "near-rank-one family without cut at eps 0.01 and 0.1 (c 0.013-0.086), each at depths 4, 16 and 32: the "
+    "bound is below 1 from layer 1 (c < 0.11) up to from layer 26 (c = 0.56), yet at no layer l >= 2 of any "
+    "of these 30 optima is any ratio above its rounding floor. Why: the bound is below 1 only where "
+    "c l^{-1/2} < 1/9, and a small c needs s* near ||X|| ||G|| (a = 1 + c^2/2 to first order), i.e. nearly "
+    "rank-one data the optimum follows with one path; and rank one is absorbing (W_2 rank one makes Z_2 "
+    "and every later Z_l rank one), so only layer 1 sees the data's off-rank-one part. Where optima are not "
+    "rank one (Example 1's rank-two direction, a = 16, c = 38), the bound is below 1 only beyond "
+    "l = 81 c^2 ~ 1.2e5 layers. So the l^{-1/2} decay in l is not exercised by any computable case."
+)
+"""The record of the search for T31/P33 cases informative at layers l >= 2 (issue 34), with the families,
+sizes and depths tried; rerun by hand (not in the suite: about a minute on one core)."""
 
 
 def t31_correction(tally):
@@ -493,6 +508,7 @@ def test_theorem_31_at_computed_optima():
            "once Z^s_l = a b^T with b >= 0, Z^s_{l+1} = relu(W_{l+1} a) b^T, and an optimum spends no norm off a."
            if not fits and not above_floor.get("W_l") and not above_floor.get("Z^s_l") else ".")
     )
+    record_note(DEEPER_LAYERS_SEARCHED)
     record_note(optimality_summary(t31_chains()))
     keep = {}
     for row in recorded_series("Theorem 3.1 per layer"):
@@ -721,6 +737,10 @@ def test_proposition_33_at_computed_minimizers():
         "not small against s* / ||G||). The cut samples (v_n = 0, x_n pointing away from u) are what the ReLU of "
         "the first layer removes: ||Z^s_1 - Z_1||^2 / ||Z_1||^2 is the ratio that can test the bound."
     )
+    record_note("Beyond layer 1: the bound does not depend on l, but every ratio at l >= 2 of every minimizer here is "
+                "at its rounding floor (rank one is absorbing: W_2 rank one makes every later Z_l rank one), so the "
+                "informative cases are all at layer 1; for the families, sizes and depths searched for deeper ones, "
+                "see Theorem 3.1's note (none found).")
     record_note(optimality_summary([entry[4] for entry in p33_chains()]))
     record_note(
         f"u of mixed signs (outside u >= 0): {mixed['count']} minimizers of the reflected inputs H (u v^T + E) "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
 
 from claims import (
     check_close, check_inequality, check_inequality_rejected, check_power, check_property, check_rejected, finding,
@@ -19,6 +20,7 @@ from claims import (
 )
 from claims.bsj25 import example1_instance, solve_escape, speed_error, sphere_speed_error
 from claims.evidence import count_cases_as, one_case, trajectory_factor
+from claims.strategies import linear_flow_cases
 
 # ---------------------------------------------------------------- BSJ25.FN2 (footnote 2)
 
@@ -292,11 +294,25 @@ S5_RESTARTS = 16
 """Gaussian restarts of the linear search per (instance, depth)."""
 S5_INSTANCES = (0, 1)
 """Data seeds: random X (4 x 8) and G (3 x 8), ``random_instance``."""
-S5_FLOWS = ((2, 0.3, (0.5, 1.0, 2.0, 4.0, 8.0)), (3, 0.3, (0.5, 1.0, 2.0, 4.0, 6.0)), (4, 0.5, (0.5, 1.0, 2.0, 4.0)))
-"""(depth, scale c of every layer, report times) of the flows: starts W_l = c a_l a_{l-1}^T that are rank one and
-balanced but not escape directions (L_0 near 0 at t = 0), with times before the norm blows up."""
-S5_UNBALANCED = {2: (0.45, 0.15), 3: (0.4, 0.3, 0.2), 4: (0.7, 0.5, 0.4, 0.3)}
-"""The control's layer scales c_l: rank one, not balanced (W_l^T W_l - W_{l-1} W_{l-1}^T = (c_l^2 - c_{l-1}^2) a a^T)."""
+S5_FLOW_EXAMPLES = 30
+"""Hypothesis examples of the flow test (each flow costs ~20 ms; x ``trajectory_factor()`` under nightly)."""
+S5_FLOW_HORIZON = 0.8
+"""The flows' end time t_end = 0.8 / ((L - 1) s* c^{L-2}) (``s5_flow_times``): the norm stays finite up to it
+(derived in ``s5_flow_times``)."""
+S5_UNBALANCED_STEP = 0.4
+"""The control's layer scales c_l = c (1 + 0.4 (l - 1)): rank one, not balanced (W_l^T W_l - W_{l-1} W_{l-1}^T =
+(c_l^2 - c_{l-1}^2) a a^T, relative residual at least 0.4 (2 + 0.4) / (1 + 1.4^2) > 0.3)."""
+
+
+def s5_flow_times(instance, depth, scale):
+    """Report times t_end (1/4, 1/2, 3/4, 1) with t_end = ``S5_FLOW_HORIZON`` / ((L - 1) s* c^{L-2}), before any blow-up:
+    from a start with every ||W_l||_F = c (||theta||^2 = L c^2), d||theta||^2/dt = -2 L L_0 <= 2 L s* (||theta||^2 /
+    L)^{L/2}, so rho = ||theta|| / sqrt(L) has d rho/dt <= s* rho^{L-1} and stays below c (1 - (L - 2) s* c^{L-2}
+    t)^{-1/(L-2)} <= c 5^{1/(L-2)} up to t_end (L >= 3; e^{0.8} c at L = 2)."""
+    from claims.bsj25 import optimal_linear_speed
+
+    end = S5_FLOW_HORIZON / ((depth - 1) * optimal_linear_speed(instance.x, instance.g) * scale ** (depth - 2))
+    return tuple(end * k / 4 for k in (1, 2, 3, 4))
 
 
 def s5_searches():
@@ -375,18 +391,17 @@ def test_random_points_are_not_optimal_rank_one_or_balanced():
                                 perturbed="a random point of the sphere, not an optimum")
 
 
-def s5_flow_check(depth, scales, times, seed, check=check_close, **details):
+def s5_flow_check(instance, depth, width, scales, times, seed, check=check_close, **details):
     """Gradient flow on the linear network's L_0 (DOP853, rtol 1e-12) from the rank-one start with layer ``scales``:
     at every report time every layer is rank one and every pair balanced, to the integrator's tolerance
     (``flow_rank_one_tolerance``, ``flow_balance_tolerance`` with E = ``flow_relative_error``). Returns the solution,
     the worst values and the largest change of W_l^T W_l - W_{l-1} W_{l-1}^T relative to the Grams."""
     from claims.bsj25 import (
         balance_differences, balance_residuals, flow_balance_tolerance, flow_rank_one_tolerance, flow_relative_error,
-        linear_flow, random_instance, rank_one_ratios, rank_one_start, unflatten,
+        linear_flow, rank_one_ratios, rank_one_start, unflatten,
     )
 
-    instance = random_instance(0, 4, 8, 3)
-    shapes = instance.shapes(depth, S5_WIDTH)
+    shapes = instance.shapes(depth, width)
     theta0 = rank_one_start(shapes, scales, seed)
     start_norm = float(theta0.norm())
     solution = linear_flow(theta0, shapes, instance.x, instance.g, times)
@@ -404,11 +419,11 @@ def s5_flow_check(depth, scales, times, seed, check=check_close, **details):
         for layer, (w, ratio) in enumerate(zip(weights, rank_one_ratios(weights), strict=True), start=1):
             if min(w.shape) > 1:
                 check(ratio, 0.0, flow_rank_one_tolerance(w, size, error), identity="s_2(W_l)/s_1(W_l) = 0 along GF",
-                      layer=layer, t=float(t), depth=depth, **details)
+                      layer=layer, t=float(t), depth=depth, width=width, **details)
                 worst_ratio = max(worst_ratio, ratio)
         for layer, residual in enumerate(balance_residuals(weights), start=2):
             check(residual, 0.0, flow_balance_tolerance(weights, layer, size, error),
-                  identity="W_l^T W_l = W_{l-1} W_{l-1}^T along GF", layer=layer, t=float(t), depth=depth, **details)
+                  identity="W_l^T W_l = W_{l-1} W_{l-1}^T along GF", layer=layer, t=float(t), depth=depth, width=width, **details)
             worst_balance = max(worst_balance, residual)
         for d0, d in zip(differences0, balance_differences(weights), strict=True):
             drift = max(drift, float((d - d0).norm()) / size**2)
@@ -416,38 +431,42 @@ def s5_flow_check(depth, scales, times, seed, check=check_close, **details):
 
 
 @S5
-def test_rank_one_balanced_set_is_invariant_under_gradient_flow():
-    """Section 5: the space of rank 1 and balanced linear networks is invariant under GF. Flows on L_0 from rank-one
-    balanced starts that are not escape directions (depths 2-4; the direction moves: -L_0 on the unit sphere goes
-    from about 0 to well above 0), reported at 4-5 times each: every layer stays rank one and balanced within the
-    integrator's tolerance."""
+@settings(max_examples=min(S5_FLOW_EXAMPLES * trajectory_factor(), settings.default.max_examples))
+@given(linear_flow_cases())
+def test_rank_one_balanced_set_is_invariant_under_gradient_flow(case):
+    """Section 5: the space of rank 1 and balanced linear networks is invariant under GF. Flows on L_0 from drawn
+    rank-one balanced starts W_l = c a_l a_{l-1}^T (``linear_flow_cases``: random data, depths 2-5, widths 2-5,
+    c in [0.2, 0.8], random unit vectors; not escape directions), reported at 4 times up to
+    ``s5_flow_times``' horizon: every layer stays rank one and balanced within the integrator's tolerance. Each
+    drawn flow is one case; the control runs the same check from unbalanced rank-one starts."""
+    instance, depth, width, scale, seed = case
     count_cases_as("trajectories")
-    lines = []
-    for depth, scale, times in S5_FLOWS:
-        with one_case():
-            solution, error, ratio, balance, _ = s5_flow_check(depth, (scale,) * depth, times, seed=depth)
-        lines.append(f"L = {depth}: {solution.evaluations} evaluations, E = {error:.1e}, ||theta|| "
-                     f"{solution.norms[0]:.3f} -> {solution.norms[-1]:.3f}, worst s2/s1 {ratio:.1e}, worst balance "
-                     f"residual {balance:.1e}")
-    record_note("Section 5, GF from rank-one balanced starts: " + "; ".join(lines) + ".")
+    with one_case():
+        s5_flow_check(instance, depth, width, (scale,) * depth, s5_flow_times(instance, depth, scale), seed,
+                      data=instance.name, scale=scale)
+    record_note("Section 5, GF from drawn rank-one balanced starts (Hypothesis: random data d_in 2-4, N 2-8, "
+                "d_out 1-3, depths 2-5, widths 2-5, c in [0.2, 0.8], up to t_end = 0.8 / ((L - 1) s* c^{L-2})): "
+                "rank one and balanced at every report time to the integrator's tolerance.")
 
 
 @S5_CONTROL
-def test_unbalanced_rank_one_start_is_rejected():
-    """Control: the same flow check from rank-one starts whose layer scales differ (the hypothesis 'balanced'
-    violated): the balance identity is rejected at every report time; W_l^T W_l - W_{l-1} W_{l-1}^T itself is
-    conserved along the flow (its change is recorded; Theorem 1-like), which is why the start's imbalance stays."""
+@settings(max_examples=min(S5_FLOW_EXAMPLES * trajectory_factor(), settings.default.max_examples))
+@given(linear_flow_cases())
+def test_unbalanced_rank_one_start_is_rejected(case):
+    """Control: the same flow check from the same drawn rank-one starts with layer scales c_l = c (1 + 0.4 (l - 1))
+    (the hypothesis 'balanced' violated): the balance identity is rejected at every report time;
+    W_l^T W_l - W_{l-1} W_{l-1}^T itself is conserved along the flow (Theorem 1-like), which is why the start's
+    imbalance stays."""
 
     def reject_balance(observed, expected, tolerance, **details):
         if details.get("identity", "").startswith("W_l^T W_l"):
             return check_rejected(observed, expected, tolerance, **details)
         return None  # rank one is not the violated hypothesis: the aligned chain stays rank one
 
+    instance, depth, width, scale, seed = case
     count_cases_as("trajectories")
-    lines = []
-    for depth, _scale, times in S5_FLOWS:
-        _, _, _, balance, drift = s5_flow_check(depth, S5_UNBALANCED[depth], times, seed=depth, check=reject_balance,
-                                                perturbed="unbalanced rank-one start")
-        lines.append(f"L = {depth}: balance residual up to {balance:.2f}, change of the Gram difference "
-                     f"{drift:.1e} x ||theta||^2")
-    record_note("Negative control, unbalanced rank-one starts: " + "; ".join(lines) + ".")
+    scales = tuple(scale * (1 + S5_UNBALANCED_STEP * layer) for layer in range(depth))
+    s5_flow_check(instance, depth, width, scales, s5_flow_times(instance, depth, max(scales)), seed,
+                  check=reject_balance, perturbed="unbalanced rank-one start", data=instance.name)
+    record_note("Negative control: drawn unbalanced rank-one starts (c_l = c (1 + 0.4 (l - 1))) are rejected by the "
+                "same flow check at every report time.")
