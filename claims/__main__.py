@@ -29,7 +29,8 @@ from claims.report._citation import citation_text, digest_checkable, series_drop
 from claims.report._errata import render_errata_markdown
 from claims.report._history import BaselineError, load_baseline, load_report
 from claims.report._latex import render_latex
-from claims.evidence._registry import PAPER_RECORDS, render_inventory
+from claims.evidence._registry import PAPER_RECORDS, render_inventory, unknown_claim_message
+from claims.report._markdown import claim_section
 
 _COMPARE = """Compare two claims reports: a report file (.json, or a history entry's .json.gz) or the number
 of an entry in the history directory. Prints the two runs and a table of what changed per claim (a
@@ -116,17 +117,52 @@ def _render(args: argparse.Namespace) -> int:
     return 0
 
 
+DESCRIPTION = """The claims report's command line: print the claim registry, one claim's section of a report,
+its errata sheet or LaTeX tables, how to cite a report, or compare two reports. A report is REPORT (default
+reports/claims.json, which a complete run of the suite writes: pytest -n auto; a history entry's .json.gz
+will do); every command that reads one refuses a report edited after its run wrote it."""
+
+_INVENTORY = "Print every registered claim (its ID, paper, reference, kind and statement): the Markdown of CLAIMS.md."
+_REFERENCES = ("Print the references block of CITATION.cff (the three papers), rendered from the paper records; "
+               "with --update CFF, rewrite that block of the file in place.")
+_CITE = ("Print how to cite a report: its commit, content digest, versions and BibTeX. Refuses (exit 2) a partial "
+         "or incomplete run's report, one with a failed or errored test, and one edited after its run wrote it.")
+_SHOW = ("Print one claim's section of a report in the terminal (its statement, verdict and why, setting, tests, "
+         "findings and notes), for a quick look without opening claims.html.")
+
+
+def _show(args: argparse.Namespace) -> int:
+    """One claim's section of a report (``claim_section``); 2 on a bad report or an unknown ID."""
+    try:
+        report = load_report(args.report)
+    except BaselineError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    entry = next((c for c in report["claims"] if c["id"] == args.id), None)
+    if entry is None:
+        print(f"error: {unknown_claim_message(args.id)}", file=sys.stderr)
+        return 2
+    sys.stdout.write("\n".join(claim_section(entry)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m claims", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m claims", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("inventory", help="print every registered claim (CLAIMS.md)")
+    commands.add_parser("inventory", help="print every registered claim (CLAIMS.md)", description=_INVENTORY)
+    showing = commands.add_parser("show", help="print one claim's section of a report", description=_SHOW)
+    showing.add_argument("id", metavar="ID", help="a claim ID, e.g. GP22.F2")
+    showing.add_argument("report", metavar="REPORT", nargs="?", default="reports/claims.json",
+                         help="a report file (default: reports/claims.json)")
     references = commands.add_parser(
-        "citation-references", help="print the references block of CITATION.cff, rendered from the paper records"
+        "citation-references", help="print the references block of CITATION.cff, rendered from the paper records",
+        description=_REFERENCES,
     )
     references.add_argument("--update", metavar="CFF", help="rewrite the references block of this file in place")
     citing = commands.add_parser(
         "cite", help="print how to cite a report (its commit, digest, BibTeX); refuses a partial or "
-        "incomplete run's, one with a failed or errored test, and one edited after its run wrote it"
+        "incomplete run's, one with a failed or errored test, and one edited after its run wrote it",
+        description=_CITE,
     )
     citing.add_argument("report", metavar="REPORT", nargs="?", default="reports/claims.json",
                         help="a report file (default: reports/claims.json)")
@@ -158,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         return _citation_references(args)
     if args.command == "cite":
         return _cite(args)
+    if args.command == "show":
+        return _show(args)
     sys.stdout.write(render_inventory())
     return 0
 

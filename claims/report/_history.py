@@ -49,6 +49,10 @@ def _read_text(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
+MISSING = ("missing: a run of the suite writes its report (a complete run, `pytest -n auto`, writes "
+           "reports/claims.json; a partial run, reports/partial/claims.json)")
+
+
 def load_report(path: str | Path) -> dict[str, Any]:
     """The report in ``path`` (``.json`` or ``.json.gz``), validated, its content checked against its stored
     digest (``claims.report._citation.digest_mismatch``: a report edited after its run wrote it, one verdict
@@ -58,7 +62,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     label = str(path)
     if not path.is_file():
-        raise BaselineError(f"{label}: {'a directory, not a report file' if path.is_dir() else 'missing'}")
+        raise BaselineError(f"{label}: {'a directory, not a report file' if path.is_dir() else MISSING}")
     try:
         text = _read_text(path)
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:  # gzip.BadGzipFile is an OSError
@@ -250,5 +254,5 @@ def resolve_baseline(spec: str | None, history_dir: Path) -> Path:
         return entries[int(spec)]
     path = Path(spec)
     if not path.is_file():
-        raise BaselineError(f"{spec}: {'a directory, not a report file' if path.is_dir() else 'missing'}")
+        raise BaselineError(f"{spec}: {'a directory, not a report file' if path.is_dir() else MISSING}")
     return path

@@ -16,7 +16,7 @@ import re
 from typing import Any, Iterator, Mapping
 
 from claims.report._errata import refuted_without_errata
-from claims.report._scope import summaries
+from claims.report._scope import counted, summaries
 
 SENTINELS = (1e300, 1e-300)
 """Numbers that stood in for an unbounded score and its margin in reports before the kinds' headlines."""
@@ -146,7 +146,8 @@ def scope_problems(report: Mapping[str, Any]) -> list[str]:
                 for c in report.get("claims", [])
                 if c["verdict"] == "refuted" and c.get("setting") and not c.get("at_paper_setting")]
     if "summary_beyond_papers" in report:  # a report from before the scope rules counts every claim together
-        papers_summary, _ = summaries(report.get("claims", []), tuple(report["summary"]))
+        papers_summary, _ = summaries(counted(report.get("claims", []), report.get("run") or {}),
+                                      tuple(report["summary"]))
         if report["summary"] != papers_summary:
             problems.append("the summary counts a question beyond the papers among the papers' verdicts")
     return problems

@@ -68,38 +68,47 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["", f"Errata: {len(paper_errors(report))} errors of the papers, listed in [{ERRATA_FILE}]({ERRATA_FILE})."]
     lines.append("")
     for c in report["claims"]:
-        if not shows_section(c):
-            continue
-        lines += [f"## {claim_heading(c)}", "", f"{statement_label(c)}: {c['statement']}", ""]
-        how = reading_parts(c)
-        if how:
-            lines += ["### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]
-        lines.append(md(verdict_parts(c)))
-        lines += [f"- {reason}" for reason in c["why"] + power_lines(c)]
-        if setting_rows(c):
-            lines += [""] + _table(SETTING_HEADER, ([_cell(v) for v in row] for row in setting_rows(c)))
-        for failure in c["violations"]:
-            lines += ["", md(violation_parts(failure))]
-            if failure["falsifying_example"]:
-                lines += ["", "```", failure["falsifying_example"], "```"]
-        for ce in c["counterexamples"]:
-            lines += ["", md(counterexample_parts(ce))]
-        if c["correction"]:
-            lines += ["", f"Correction: {c['correction']}"]
-        if claim_errata_line(c):
-            lines += ["", claim_errata_line(c)]
-        lines += [""] + _table(TEST_HEADER, (test_cells(t, MARKDOWN) for t in c["evidence"]))
-        for name, f in c["findings"].items():
-            lines += ["", md(finding_parts(name, f))]
-            lines += [f"- {note}" for note in f["notes"]]
-        if c["notes"]:
-            lines += [""] + [f"- {note}" for note in c["notes"]]
-        for figure in c.get("figures", []):
-            lines += ["", f"![{_alt(figure['caption'])}]({figure['path']})"]
-        lines.append("")
+        if shows_section(c):
+            lines += claim_section(c)
     return "\n".join(lines)
 
 
 def _alt(caption: str) -> str:
     """A caption as Markdown image text: one line, no brackets that would end it."""
     return " ".join(caption.split()).replace("[", "(").replace("]", ")")
+
+
+def claim_section(c: dict[str, Any]) -> list[str]:
+    """One claim's section of claims.md (its lines): heading, statement, how the suite reads it, the verdict and
+    why, the setting, failures and counterexamples, the correction and errata, the tests, findings, notes,
+    figures (``python -m claims show`` prints it alone)."""
+    md = MARKDOWN.join
+    lines: list[str] = []
+    lines += [f"## {claim_heading(c)}", "", f"{statement_label(c)}: {c['statement']}", ""]
+    how = reading_parts(c)
+    if how:
+        lines += ["### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]
+    lines.append(md(verdict_parts(c)))
+    lines += [f"- {reason}" for reason in c["why"] + power_lines(c)]
+    if setting_rows(c):
+        lines += [""] + _table(SETTING_HEADER, ([_cell(v) for v in row] for row in setting_rows(c)))
+    for failure in c["violations"]:
+        lines += ["", md(violation_parts(failure))]
+        if failure["falsifying_example"]:
+            lines += ["", "```", failure["falsifying_example"], "```"]
+    for ce in c["counterexamples"]:
+        lines += ["", md(counterexample_parts(ce))]
+    if c["correction"]:
+        lines += ["", f"Correction: {c['correction']}"]
+    if claim_errata_line(c):
+        lines += ["", claim_errata_line(c)]
+    lines += [""] + _table(TEST_HEADER, (test_cells(t, MARKDOWN) for t in c["evidence"]))
+    for name, f in c["findings"].items():
+        lines += ["", md(finding_parts(name, f))]
+        lines += [f"- {note}" for note in f["notes"]]
+    if c["notes"]:
+        lines += [""] + [f"- {note}" for note in c["notes"]]
+    for figure in c.get("figures", []):
+        lines += ["", f"![{_alt(figure['caption'])}]({figure['path']})"]
+    lines.append("")
+    return lines

@@ -56,7 +56,7 @@ from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nea
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
 from claims.report._citation import DIGEST_OF, content_digest, not_citable_because
 from claims.report._power import LACKED_POWER, lacked_power_reason, shortfalls
-from claims.report._scope import scoped_verdict, setting_fields, summaries
+from claims.report._scope import counted, scoped_verdict, setting_fields, summaries
 from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
 
 SCHEMA = "lowrank-claims/report/2"
@@ -560,7 +560,7 @@ def build_report(
     suites = suites or {}
     paths = figure_paths(tests.values())
     claims = [claim_entry(CLAIMS[i], records, suites.get(i), paths) for i, records in by_claim.items()]
-    summary, beyond_papers = summaries(claims, VERDICTS)
+    summary, beyond_papers = summaries(counted(claims, run), VERDICTS)  # a partial run: its selected claims
     figure_bytes = {paths[(r.nodeid, f.name)]: f.png for r in tests.values() for f in r.figures if f.png}
     figure_bytes |= {alternate_path(paths[(r.nodeid, f.name)], kind): data
                      for r in tests.values() for f in r.figures for kind, data in f.alternates.items()}

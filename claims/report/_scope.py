@@ -66,9 +66,18 @@ def setting_fields(claim: Claim) -> dict[str, Any]:
     return {"setting": claim.setting.as_dict(), "at_paper_setting": claim.setting.at_paper_setting}
 
 
+def counted(claims: list[dict[str, Any]], run: dict[str, Any]) -> list[dict[str, Any]]:
+    """The claims a report's summary counts: every claim of a full run; of a partial run only the claims it
+    selected (the others were not asked about: they are neither not-run nor untested in its count)."""
+    if run.get("selection") != "partial" or not isinstance(run.get("selected_claims"), list):
+        return claims
+    chosen = set(run["selected_claims"])
+    return [c for c in claims if c["id"] in chosen]
+
+
 def summaries(claims: list[dict[str, Any]], verdicts: tuple[str, ...]) -> tuple[dict[str, int], dict[str, int]]:
-    """(the papers' claims per verdict, the questions beyond the papers per verdict). A report from before
-    ``origin`` counts every claim as a paper's."""
+    """(the papers' claims per verdict, the questions beyond the papers per verdict), over ``claims`` (a
+    partial run's: ``counted``). A report from before ``origin`` counts every claim as a paper's."""
     def count(origin: str) -> dict[str, int]:
         return {v: sum(c["verdict"] == v and (c.get("origin") or PAPER) == origin for c in claims) for v in verdicts}
     return count(PAPER), count(SUITE)

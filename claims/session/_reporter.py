@@ -54,6 +54,7 @@ class ClaimsReporter:
         self.tests: dict[str, TestRecord] = {}
         self.finished: set[str] = set()
         self.report: dict | None = None
+        self.no_claims: str | None = None
         self.directory: Path | None = None
         self.manifests = Path(tempfile.mkdtemp(prefix="claims-manifests-"))
         self.profile = profile
@@ -167,7 +168,15 @@ class ClaimsReporter:
         roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
         suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)
         reasons = self._selection(manifest, roots, suites)
-        self.report = build_report(self._run(manifest, reasons, exitstatus), self.tests, suites)
+        report = build_report(self._run(manifest, reasons, exitstatus), self.tests, suites)
+        errors = max(self.collection_failures, manifest.collection_errors if manifest else 0)
+        if reasons and not report["run"]["selected_claims"] and not errors:
+            # a run of no claim test (say tests/unit) says nothing about a claim: it writes no claims report,
+            # and the last partial report, which did, stays
+            where = _shown_path(report_directory(self.config), self.config)
+            self.no_claims = f"claims: no claim test selected, no claims report written ({where} is unchanged)"
+            return
+        self.report = report
         # Only a full, complete run replaces the full report: an interrupted run of the whole suite
         # would otherwise overwrite the last good report with not-run entries.
         full = not reasons and self.report["run"]["complete"]
@@ -239,6 +248,8 @@ class ClaimsReporter:
         result = yield
         if self.report is not None:
             self._write_summary(terminalreporter)
+        elif self.no_claims:
+            terminalreporter.write_line(self.no_claims)
         return result
 
     def _write_summary(self, terminalreporter) -> None:

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from claims.evidence._registry import CLAIMS
 from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
 
 
@@ -97,20 +98,26 @@ def _test_files(roots: list[Path]) -> list[Path]:
 
 
 def _claim_markers(tree: ast.AST) -> list[tuple[str, str]]:
-    """(claim ID, role) of every literal ``<...>.mark.claim("ID", negative_control=...)`` call."""
+    """(claim ID, role) of every literal ``<...>.mark.claim("ID", negative_control=...)`` call, and of every
+    call of a test factory with a registered claim ID as its first argument (``instantaneous_test("LJ22.T1.4")``,
+    which marks the test it makes): a control where the factory's name says so (``control("LJ22.T1.4", ...)``)
+    or it passes ``negative_control=True``."""
     found = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)):
             continue
         func = node.func
-        if func.attr != "claim" or not (isinstance(func.value, ast.Attribute) and func.value.attr == "mark"):
-            continue
-        if not (node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        marker = name == "claim" and isinstance(func, ast.Attribute) and (
+            isinstance(func.value, ast.Attribute) and func.value.attr == "mark")
+        if not marker and not (node.args[0].value in CLAIMS and name != "claim"):
             continue
         control = any(
             k.arg == "negative_control" and isinstance(k.value, ast.Constant) and bool(k.value.value)
             for k in node.keywords
         )
+        control = control or (not marker and "control" in name)
         found.append((node.args[0].value, CONTROL if control else EVIDENCE))
     return found
 

@@ -69,9 +69,13 @@ def failure_line(report: dict[str, Any]) -> str | None:
 
 def terminal_lines(report: dict[str, Any], directory: Path, full_directory: Path | None = None) -> list[str]:
     """The summary line with the path of claims.html (and, for a run written to partial/, that the full
-    report in ``full_directory`` is unchanged), then ``verdict_lines``, then ``failure_line``."""
+    report in ``full_directory`` is unchanged, or that there is none yet), then ``verdict_lines``, then
+    ``failure_line``."""
     where = f"report: {directory / 'claims.html'}"
-    if full_directory is not None:
+    if full_directory is not None and (full_directory / "claims.json").is_file():
         where += f" (not a full, complete run: the full report in {full_directory} is unchanged)"
+    elif full_directory is not None:
+        where += f" (not a full, complete run: there is no full report yet; a complete run of the whole suite " \
+                 f"writes it to {full_directory})"
     failures = failure_line(report)
     return [f"{summary_line(report)}; {where}", *verdict_lines(report), *([failures] if failures else [])]

@@ -173,6 +173,60 @@ def test_partial_runs_never_replace_the_full_report(pytester, ci):
     assert (pytester.path / "reports" / "claims.json").read_text() == full_text
 
 
+FACTORY_MODULE = """
+import pytest
+from claims import check_close
+
+
+def instantaneous_test(claim_id):
+    @pytest.mark.claim(claim_id)
+    def test():
+        check_close(1.0, 1.0, tolerance=1e-15)
+    return test
+
+
+def control(claim_id):
+    @pytest.mark.claim(claim_id, negative_control=True)
+    def test():
+        pass
+    return test
+
+
+test_case_1_rate = instantaneous_test("LJ22.T1.1")
+test_case_1_control = control("LJ22.T1.1")
+"""
+
+PLAIN_MODULE = """
+def test_plain():
+    assert 1 + 1 == 2
+"""
+
+
+def test_a_partial_run_counts_only_its_claims_and_knows_tests_made_by_factories(pytester, ci):
+    """A partial run's summary counts the claims it selected, not the others (neither not-run nor untested);
+    a claim whose tests a factory makes (``instantaneous_test("LJ22.T1.1")``) in a file the run did not
+    collect has tests: not-run, never untested; with no full report yet the terminal says so."""
+    pytester.makepyfile(test_evidence=EVIDENCE_MODULE, test_factories=FACTORY_MODULE)
+    result, partial = run(pytester, "test_evidence.py", partial=True)
+    selected = partial["run"]["selected_claims"]
+    assert sum(partial["summary"].values()) + sum(partial["summary_beyond_papers"].values()) == len(selected)
+    assert entry(partial, "LJ22.T1.1")["verdict"] == "not-run"
+    result.stdout.fnmatch_lines([f"claims (partial run, {len(selected)} claims selected): *; report: *partial/"
+                                 "claims.html (not a full, complete run: there is no full report yet; *"])
+    assert "untested" not in result.stdout.str().split("claims (partial run")[1]
+
+
+def test_a_run_that_selects_no_claim_test_writes_no_claims_report(pytester, ci):
+    """``pytest tests/unit`` says nothing about a claim: no claims report, and the last partial one stays."""
+    pytester.makepyfile(test_evidence=EVIDENCE_MODULE, test_plain=PLAIN_MODULE)
+    _, before = run(pytester, "test_evidence.py", partial=True)
+    kept = (pytester.path / "reports" / "partial" / "claims.json").read_text()
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "test_plain.py")
+    assert result.ret == pytest.ExitCode.OK
+    assert (pytester.path / "reports" / "partial" / "claims.json").read_text() == kept
+    result.stdout.fnmatch_lines(["claims: no claim test selected, no claims report written (reports is unchanged)"])
+
+
 @pytest.mark.parametrize("mode", ["--collect-only", "--setup-only", "--setup-plan", "--fixtures"])
 def test_modes_that_run_no_test_write_no_report(pytester, ci, mode):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
