@@ -255,14 +255,52 @@ def violation_parts(failure: dict[str, Any]) -> Parts:
     return ["Refuting test ", Code(failure["nodeid"]), f": {failure['violation']}"]
 
 
+SHOWN_ITEMS = 6
+"""A detail's list is written out up to this many values; a longer one is summarized (how many, the range):
+the values themselves are in claims.json, never in prose."""
+
+
+def detail_value(value: Any) -> str:
+    """A case's detail as prose: numbers at 4 significant digits, a short list in parentheses, a long one as
+    its count and range, a mapping as its count of fields; no Python repr."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        if len(value) <= SHOWN_ITEMS and all(not isinstance(v, (list, tuple, dict)) for v in value):
+            return "(" + ", ".join(detail_value(v) for v in value) + ")"
+        numbers = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        spread = f", {detail_value(float(min(numbers)))} to {detail_value(float(max(numbers)))}" if (
+            len(numbers) == len(value) and numbers) else ""
+        return f"{len(value)} values{spread}"
+    if isinstance(value, dict):
+        return f"{len(value)} fields"
+    return str(value)
+
+
+SHOWN_ELSEWHERE = frozenset({"evidence", "scale", "memo_scale", "paper_scale", "training_wall_time_s"})
+"""Details a claim's section states once elsewhere (the scale in the verdict sentence and the setting table),
+or that are no evidence (a wall time)."""
+
+
+def details_text(details: dict[str, Any], shown: set[str]) -> str:
+    """A case's other details ("name value; ..."), without those ``shown`` beside it, those
+    ``SHOWN_ELSEWHERE`` and a trend's rule (``rule_*``: stated once, with the trend)."""
+    return "; ".join(f"{k} {detail_value(v)}" for k, v in details.items()
+                     if k not in shown and k not in SHOWN_ELSEWHERE and not k.startswith("rule_"))
+
+
 def counterexample_parts(ce: dict[str, Any]) -> Parts:
     """The printed statement's counterexample nearest to acceptance, in its kind's numbers (and its other
-    details)."""
+    details, ``details_text``)."""
     shown = set(KEPT.get(kind_of(ce["details"]), ())) | {"error_scale"}
-    details = ", ".join(f"{k}={v}" for k, v in ce["details"].items() if k not in shown)
+    details = details_text(ce["details"], shown)
     return [
         "The printed statement fails in ", Code(ce["nodeid"]),
-        f" (the case nearest to acceptance): {case_text(ce, violates=True)} ({details}).",
+        f" (the case nearest to acceptance): {case_text(ce, violates=True)}" + (f" ({details})." if details else "."),
     ]
 
 

@@ -129,3 +129,20 @@ def test_a_settled_limit_is_headlined_by_its_value_error_bar_and_interval():
     assert set(record["by_kind"]) == {"settled limit"}
     (line,) = claim_headline({"by_kind": record["by_kind"], "trends": []})
     assert line.startswith("settled limit: ") and "+-" in line and "against [0.125, 1] (resolution 0.01)" in line
+
+
+def test_a_cases_details_read_as_prose_without_python_reprs():
+    """A counterexample's details in claims.md/html: numbers at 4 significant digits, short lists in parentheses,
+    long ones as their count and range, no ``[``, ``{`` or ``=None``, and no trend rule or scale repeated."""
+    from claims.report._parts import counterexample_parts, detail_value, details_text
+
+    details = {"design_levels": [4.0] * 22 + [10.295768934420508] * 22, "pair": [2, 3], "rule_seed": 0,
+               "rule_min_slope": None, "memo_scale": "CIFAR10", "flag": None, "ok": True, "width": 4,
+               "slope": 3.14159265, "scale": {"data": "digits"}, "matrices": ["W1", "W2"]}
+    text = details_text(details, set())
+    assert text == ("design_levels 44 values, 4 to 10.3; pair (2, 3); flag none; ok yes; width 4; slope 3.142; "
+                    "matrices (W1, W2)")
+    assert detail_value({"a": 1}) == "1 fields" and detail_value([[1, 2]]) == "1 values"
+    ce = {"nodeid": "t.py::t", "error": 2.0, "tolerance": 1.0, "details": details}
+    prose = "".join(counterexample_parts(ce))
+    assert "[" not in prose.split("(the case nearest")[1] and "{" not in prose and "=None" not in prose
