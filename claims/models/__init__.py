@@ -29,7 +29,7 @@ from claims.models._networks import (
     DagNetwork, LINEAR, RELU, activation_name, homogeneous_activation,
 )
 from claims.models._numerics import (
-    EPS, UNIT_ROUNDOFF, decomposition_tolerance, gamma, rounding_depth, singular_value_rounding,
+    EPS, UNIT_ROUNDOFF, decomposition_tolerance, gamma, rounding_depth, sides_rounding, singular_value_rounding,
 )
 from claims.models._paths import (
     PathEnumeration, TreeNetwork, UnrolledTree, count_paths, path_enumeration, pull_back,
@@ -50,6 +50,6 @@ __all__ = [
     "dense_after_conv", "digits", "exact_rank", "gamma", "homogeneous_activation", "integer_point", "integrate", "kernel_rows",
     "lie_rank", "logistic_loss", "matrix_key", "mlp", "path_enumeration", "pull_back", "pull_back_order",
     "reference_solution", "regularized_batch_risk", "reparametrization", "resnet", "resnet_block", "rounding_depth",
-    "sequential", "sign", "singular_value_rounding", "squared_loss", "theorem1_pair",
+    "sequential", "sides_rounding", "sign", "singular_value_rounding", "squared_loss", "theorem1_pair",
     "tree_network", "unrolled_tree", "with_bias_column",
 ]

@@ -43,6 +43,19 @@ def rounding_depth(network: DagNetwork, backward: bool = False) -> int:
     return depth[network.output]
 
 
+SIDES_ULPS = 256
+"""How many ulps of the two sides' magnitudes an inequality between squared norms of small matrices (spectral,
+Frobenius, nuclear; dimensions up to 16) may move by rounding: each norm through an SVD or a sum of squares is
+within a few dozen ulps (``singular_value_rounding``: max(shape) eps sigma_1 for dimensions <= 16, doubled by
+squaring), and the sides combine a handful of them."""
+
+
+def sides_rounding(*sides: float) -> float:
+    """``SIDES_ULPS`` ulps of the sides' magnitudes: the rounding tolerance of an inequality between norms
+    (LJ22's Lemma 11 and Theorem 2 chains)."""
+    return SIDES_ULPS * EPS * sum(abs(side) for side in sides)
+
+
 def singular_value_rounding(matrix: Any) -> float:
     """max(shape) eps sigma_1: what a backward-stable SVD may add to any singular value, the cutoff
     of numpy's and torch's matrix_rank. A numerical rank below it is indistinguishable from rounding."""

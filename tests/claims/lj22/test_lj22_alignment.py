@@ -6,7 +6,6 @@ length (claims.lj22.normalized_flow, shown to be the plain flow's path in tests/
 from __future__ import annotations
 
 import math
-import sys
 
 import pytest
 import torch
@@ -59,10 +58,9 @@ from claims.lj22 import (
     theorem2_through_block_matrices,
     theorem2_through_block_start,
 )
-from claims.models import LINEAR, NetworkBuilder, Risk, kernel_rows, resnet_block
+from claims.models import LINEAR, NetworkBuilder, Risk, kernel_rows, resnet_block, sides_rounding
 from claims.report import plot_panels_over_time, record_figure
 
-EPS = sys.float_info.epsilon
 LN10 = math.log(10)
 PRINTED_CONSTANT = 1 / 8
 
@@ -103,7 +101,7 @@ def lemma11_tolerance(m, m0, lhs, rhs) -> float:
             (m["U"].T @ m["U"] - m["Y"] @ m["Y"].T) - (m0["U"].T @ m0["U"] - m0["Y"] @ m0["Y"].T), ord=2
         )
     )
-    return 256 * EPS * (abs(lhs) + abs(rhs)) + drift
+    return sides_rounding(lhs, rhs) + drift
 
 
 SHAPES = [(2, 3, 5), (3, 4, 3), (4, 2, 6)]
@@ -164,7 +162,7 @@ def lemma11_path(shape, scale, risk, theta0, length, steps, **labels):
             # ||B||_2 >= (1/8)||A||_2 - D'' holds with D'' = sqrt(D') (from ||B||^2 >= (||A||^2 - D')/2); its D''
             # takes the invariant's drift under the square root
             lhs1, rhs1 = PRINTED_CONSTANT * math.sqrt(a_sq) - math.sqrt(offset), math.sqrt(b_sq)
-            tol1 = 256 * EPS * (abs(lhs1) + rhs1) + math.sqrt(max(0.0, lemma11_tolerance(m, m0, lhs, rhs)))
+            tol1 = sides_rounding(lhs1, rhs1) + math.sqrt(max(0.0, lemma11_tolerance(m, m0, lhs, rhs)))
             check_inequality(lhs1, rhs1, tol1, label="slack (norms unsquared)", shape=shape, scale=scale, s=s,
                              offset=math.sqrt(offset), reading="norms unsquared, D'' = sqrt(D')",
                              lhs_range=(-math.sqrt(offset), math.inf), **labels)
@@ -338,7 +336,7 @@ def test_lemma11_with_offset_from_another_initialization():
         check_inequality_rejected(
             lhs,
             rhs,
-            256 * EPS * (abs(lhs) + abs(rhs)),
+            sides_rounding(lhs, rhs),
             lhs_range=(-offset_other, math.inf),
             shape=shape,
             offset_other=offset_other,
@@ -495,7 +493,7 @@ def t2_tolerance(A, F, A0, F0, lhs, rhs):
     that Eq. (83) (its trace: nuclear norm) and Eq. (84) (spectral norm) use."""
     drift = (F.T @ F - A @ A.T) - (F0.T @ F0 - A0 @ A0.T)
     return (
-        256 * EPS * (abs(lhs) + abs(rhs))
+        sides_rounding(lhs, rhs)
         + float(torch.linalg.matrix_norm(drift, ord="nuc"))
         + float(torch.linalg.matrix_norm(drift, ord=2))
     )
@@ -585,7 +583,7 @@ def t2_block_tolerance(m, m0, lhs, rhs) -> float:
     B = lambda k: torch.cat([k["B3.Y"], k["B3.Z"]], 0)  # noqa: E731
     A = lambda k: torch.cat([k["B3.U"], k["B3.Z"]], 1)  # noqa: E731
     return (
-        256 * EPS * (abs(lhs) + abs(rhs))
+        sides_rounding(lhs, rhs)
         + drift(lambda k: B(k).T @ B(k) - k["W2"] @ k["W2"].T)
         + drift(lambda k: k["B3.U"].T @ k["B3.U"] - k["B3.Y"] @ k["B3.Y"].T)
         + drift(lambda k: k["Fin"].T @ k["Fin"] - A(k) @ A(k).T)
@@ -652,7 +650,7 @@ def test_theorem2_eq13_through_a_block_with_offset_from_another_initialization()
     D_other = eq13_offset_through_block(other["W2"], other["B3.Y"], other["B3.U"], other["B3.Z"], other["Fin"])
     lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
     # no fixed range of the left side (see the main test); D_other >= 0 could have accepted it
-    check_inequality_rejected(lhs, D_other, 256 * EPS * (abs(lhs) + D_other), D_other=D_other, layer="W2")
+    check_inequality_rejected(lhs, D_other, sides_rounding(lhs, D_other), D_other=D_other, layer="W2")
 
 
 # K >= 1 linear convolutions (M = 0): eta = ReLU layer with biases read as a 1-D grid, convolutions, Fin.
@@ -670,7 +668,7 @@ def t2_conv_tolerance(kernels, F, start_invariants, lhs, rhs) -> float:
         float(torch.linalg.matrix_norm(q - q0, ord="nuc"))
         for q, q0 in zip(convolution_chain_invariants(kernels, F), start_invariants)
     )
-    return 256 * EPS * (abs(lhs) + abs(rhs)) + 2 * drift
+    return sides_rounding(lhs, rhs) + 2 * drift
 
 
 def t2_conv_eq13_lhs(kernels, F, j: int, representation) -> tuple[float, float]:
@@ -761,7 +759,7 @@ def test_theorem2_eq13_through_convolutions_with_offset_from_another_initializat
     lhs, vc = t2_conv_eq13_lhs(kernels, F, 0, kernel_rows)
     D_other = eq13_offset_through_convolutions(*other, 0)
     # no fixed range of the left side (see the main test); D_other >= 0 could have accepted it
-    check_inequality_rejected(lhs, D_other, 256 * EPS * (abs(lhs) + D_other), D_other=D_other, layer="C2", V_c=vc)
+    check_inequality_rejected(lhs, D_other, sides_rounding(lhs, D_other), D_other=D_other, layer="C2", V_c=vc)
 
 
 @pytest.mark.claim("LJ22.T2")
@@ -926,6 +924,6 @@ def test_theorem2_eq13_with_offset_from_another_initialization():
     lhs = frobenius_sq(A) - spectral_sq(A)
     # ||A||_F^2 - ||A||_2^2 >= 0: a D_other below 0 would reject trivially (it is >= 0 here)
     check_inequality_rejected(
-        lhs, D_other, 256 * EPS * (abs(lhs) + D_other), lhs_range=(0.0, math.inf), D_other=D_other,
+        lhs, D_other, sides_rounding(lhs, D_other), lhs_range=(0.0, math.inf), D_other=D_other,
         D_own=eq13_offset(A, F)
     )

@@ -7,7 +7,6 @@ sharp constant and the printed 1/8 is loose by 4."""
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
 
 import numpy as np
@@ -20,8 +19,8 @@ from claims import (
     record_note,
 )
 from claims.evidence import active_profile, count_cases_as, one_case
+from claims.models import sides_rounding
 
-EPS = sys.float_info.epsilon
 SEARCH_SHAPES = {"dev": [(2, 1, 1), (3, 1, 2), (2, 2, 2)], "ci": [(2, 1, 1), (3, 1, 2), (2, 2, 2)],
                  "nightly": [(2, 1, 1), (3, 1, 2), (2, 2, 2), (3, 2, 3), (4, 3, 3)]}
 """(a, b, c) of Y (b x a), U (c x b), Z (c x a) per profile; balanced U = O (Y Y^T)^(1/2) needs c >= b."""
@@ -90,9 +89,9 @@ def test_lemma11_sharpest_constant_by_search():
         with one_case():
             # the chain's form: (1/2)||A||^2 - D'/2 <= ||B||^2; lhs ranges over [-D'/2, oo)
             lhs = a_sq / 2 - offset / 2
-            check_inequality(lhs, b_sq, 256 * EPS * (abs(lhs) + b_sq) + offset, shape=shape, ratio=ratio, D_prime=offset,
+            check_inequality(lhs, b_sq, sides_rounding(lhs, b_sq) + offset, shape=shape, ratio=ratio, D_prime=offset,
                              reading="c = 1/2 on a balanced optimum", lhs_range=(-offset / 2, np.inf))
-            check_inequality(printed_lhs(a_sq, offset), b_sq, 256 * EPS * (a_sq + b_sq) + offset, shape=shape,
+            check_inequality(printed_lhs(a_sq, offset), b_sq, sides_rounding(a_sq, b_sq) + offset, shape=shape,
                              ratio=ratio, D_prime=offset, reading="printed c = 1/8", lhs_range=(-offset, np.inf))
         found[shape] = ratio
     reached = {str(shape): sum(value <= SHARP for value in values) for shape, values in finals.items()}

@@ -17,7 +17,6 @@ What the pdf prints (pdf text p. 25-26; the html text drops every formula, so th
 from __future__ import annotations
 
 import math
-import sys
 
 import pytest
 import torch
@@ -41,9 +40,8 @@ from claims.lj22 import (
     theorem2_through_block_matrices,
     theorem2_through_block_start,
 )
-from claims.models import Risk, kernel_rows
+from claims.models import Risk, kernel_rows, sides_rounding
 
-EPS = sys.float_info.epsilon
 
 # The networks, starts and paths of test_lj22_alignment.py's Eq. (13) tests: claims.lj22's theorem2_*_start
 # (same shapes, seeds), with that module's lengths and steps.
@@ -62,7 +60,7 @@ def nuc(M: torch.Tensor) -> float:
 
 def block_tolerance(A, F, A0, F0, lhs, rhs) -> float:
     drift = (F.T @ F - A @ A.T) - (F0.T @ F0 - A0 @ A0.T)
-    return 256 * EPS * (abs(lhs) + abs(rhs)) + nuc(drift) + float(torch.linalg.matrix_norm(drift, ord=2))
+    return sides_rounding(lhs, rhs) + nuc(drift) + float(torch.linalg.matrix_norm(drift, ord=2))
 
 
 def through_block_tolerance(m, m0, lhs, rhs) -> float:
@@ -71,12 +69,12 @@ def through_block_tolerance(m, m0, lhs, rhs) -> float:
     invariants = (lambda k: B(k).T @ B(k) - k["W2"] @ k["W2"].T,
                   lambda k: k["B3.U"].T @ k["B3.U"] - k["B3.Y"] @ k["B3.Y"].T,
                   lambda k: k["Fin"].T @ k["Fin"] - A(k) @ A(k).T)
-    return 256 * EPS * (abs(lhs) + abs(rhs)) + sum(nuc(f(m) - f(m0)) for f in invariants)
+    return sides_rounding(lhs, rhs) + sum(nuc(f(m) - f(m0)) for f in invariants)
 
 
 def conv_tolerance(kernels, F, start_invariants, lhs, rhs) -> float:
     drift = sum(nuc(q - q0) for q, q0 in zip(convolution_chain_invariants(kernels, F), start_invariants))
-    return 256 * EPS * (abs(lhs) + abs(rhs)) + 2 * drift
+    return sides_rounding(lhs, rhs) + 2 * drift
 
 
 @pytest.mark.claim("LJ22.T2")
