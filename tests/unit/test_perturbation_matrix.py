@@ -305,3 +305,12 @@ def test_the_docs_document_the_matrix():
     assert "python benchmarks/verdict_stability.py --matrix" in section
     assert "--combine" in section and "--list" in section and "exits 1" in section
     assert ".github/workflows/perturbation.yml" in section
+
+
+def test_the_suite_times_table_gives_medians_spreads_and_the_machine():
+    """``benchmarks/suite_times.py`` prints the README's table: per run the median and min-max of its rounds."""
+    times = load("suite_times")
+    text = times.table([("this commit, -n 0", [3.0, 1.0, 2.0], [0, 0, 0]), ("x, -n 2", [5.0], [1])],
+                       {"cpu": "CPU X", "cores": 2, "platform": "p"})
+    assert text.splitlines()[0] == "Machine: CPU X, 2 cores (p)"
+    assert "| this commit, -n 0 | 2.0 | 1.0-3.0 | 3 | 0 |" in text and "| x, -n 2 | 5.0 | 5.0-5.0 | 1 | 1 |" in text
