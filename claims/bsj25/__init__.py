@@ -13,14 +13,16 @@ single path by exhaustive search, how the restarts found an optimum), ``_solver`
 balance measures); ``_tails`` (Section 5's plateau remark: from which layer a direction's W_l are rank
 one and its ReLUs act as the identity, the single path as a parameter vector); ``_flows`` (gradient flow on L_0, Proposition 2.2's closed
 forms, escape times, the output bound), ``_bounds`` (Theorem 3.1 / A.7 and Proposition 3.3 / A.5:
-the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_small_init``
+the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_one_neuron`` (Section 4: what a network with a rank-one first
+layer computes), ``_relu_balance`` (Section 5, conjecture (3): weak and strong balancedness of ReLU
+networks along the flow), ``_small_init``
 (Section 3.3: gradient descent from small initialization on digits).
 """
 
 from __future__ import annotations
 
 from claims.bsj25._bounds import (
-    bound_ranges, layer_ratios, p33_bound, p33_bound_tolerance, speed_upper_bound, t31_bound,
+    bound_ranges, layer_ratios, p33_bound, second_singular_ratio, p33_bound_tolerance, speed_upper_bound, t31_bound,
     t31_bound_appendix, t31_bound_tolerance, t31_constant, t31_constant_appendix,
 )
 from claims.bsj25._clarke import (
@@ -30,7 +32,7 @@ from claims.bsj25._certificate import (
     EscapeDirection, certify, gradient_residual, perturbation_test, speed_error, sphere_speed_error,
 )
 from claims.bsj25._flows import (
-    escape_time_exact, escape_time_printed, localized_flow, output_bound, output_bound_terms,
+    blowup_time, escape_time_exact, escape_time_printed, localized_flow, output_bound, output_bound_terms,
     p22_norm_exact, p22_norm_printed, radial_rate,
 )
 from claims.bsj25._instances import (
@@ -40,6 +42,12 @@ from claims.bsj25._linear import (
     balance_differences, balance_residuals, balance_rounding, flow_balance_tolerance, flow_rank_one_tolerance,
     flow_relative_error, linear_flow, linear_loss, linear_search, linear_speed, optimal_linear_direction,
     optimal_linear_speed, rank_one_ratios, rank_one_rounding, rank_one_start, speed_rounding,
+)
+from claims.bsj25._one_neuron import (
+    exact_network, one_neuron_value, two_sided_form,
+)
+from claims.bsj25._relu_balance import (
+    BalanceDrift, BalanceRate, balance_drift, balance_matrix, balance_rate,
 )
 from claims.bsj25._reference import (
     path_speeds, search_spread, single_path_speed,
@@ -71,6 +79,8 @@ from claims.bsj25._width_sweep import (
 )
 
 __all__ = [
+    "BalanceDrift", "BalanceRate", "balance_drift", "balance_matrix", "balance_rate", "blowup_time",
+    "exact_network", "one_neuron_value", "two_sided_form", "second_singular_ratio",
     "AGREEMENT", "restarts_reaching",
     "balance_differences", "balance_residuals", "balance_rounding", "flow_balance_tolerance",
     "flow_rank_one_tolerance", "flow_relative_error", "linear_flow", "linear_loss", "linear_search", "linear_speed",

@@ -148,3 +148,13 @@ def p33_bound_tolerance(g: torch.Tensor, eps: float, speed: float, speed_error: 
     ng = float(frobenius(g))
     denominator = speed - ng * eps
     return 8 * ng * eps / denominator**2 * speed_error + gamma(8) * abs(8 * ng * eps / denominator)
+
+
+def second_singular_ratio(w: torch.Tensor) -> tuple[float, float]:
+    """(s_2 / s_1 of W, its rounding bound): the abstract's 's_1 at least l^{1/4} larger than any other
+    singular value' is s_2 / s_1 <= l^{-1/4}. A backward-stable SVD moves each s_i by <= max(m, n) eps s_1
+    (``numerical_rank``'s cutoff), so s_2 / s_1 moves by <= gamma_{8 max(m,n)+8}, as in ``layer_ratios``.
+    A matrix with one singular value (a row or a column) has s_2 = 0."""
+    s = torch.linalg.svdvals(w)
+    ratio = float(s[1] / s[0]) if len(s) > 1 and s[0] > 0 else 0.0
+    return ratio, gamma(8 * max(w.shape) + 8)

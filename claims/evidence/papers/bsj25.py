@@ -291,6 +291,114 @@ CLAIMS: tuple[Claim, ...] = (
         ),
     ),
     Claim(
+        id="BSJ25.AB4",
+        paper="BSJ25",
+        ref="Abstract; Section 1.3 (contributions)",
+        title="s_1(W_l) at least l^{1/4} times every other singular value at the optimal escape direction",
+        statement=(
+            "We show that the optimal escape direction features a low-rank bias in its deeper layers: the first "
+            "singular value of the l-th layer weight matrix is at least l^{1/4} larger than any other singular value."
+        ),
+        kind="inequality",
+        notes=(
+            "Relation to Theorem 3.1: its ratio r_l = sum_{i>=2} s_i^2 / sum_i s_i^2 <= B(l) = 8 c l^{-1/2} / "
+            "(1 - c l^{-1/2}) gives s_2^2 / s_1^2 <= r_l / (1 - r_l), i.e. s_1 / s_2 >= sqrt((1 - B) / B) ~ "
+            "l^{1/4} / sqrt(8 c): the abstract's l^{1/4} with the constant 1/sqrt(8 c) dropped (the abstract's "
+            "form follows from the theorem only where c <= ~1/9, and only for l > 81 c^2).",
+        ),
+        tested_as=(
+            "s_2 / s_1 <= l^{-1/4} for every W_l at the computed optima of Theorem 3.1's test (cut, near-rank-one, "
+            "random and digits families, depths 4-16) and Example 1's certified rank-two optimum (depth 3): a case is "
+            "informative only at l >= 2 with s_2 above its rounding floor."
+        ),
+        extraction="Abstract, second sentence; Section 1.3: 'W_l and Z^sigma_l ... are l^{-1/4}-approximately rank 1'.",
+    ),
+    Claim(
+        id="BSJ25.S32R",
+        paper="BSJ25",
+        ref="Section 3.2 (after Proposition 3.3)",
+        title="A rank-one representation at layer l_0 stays rank one at every later layer",
+        statement=(
+            "This also implies that if a hidden representation is approximately rank in one layer l_0, then it must "
+            "also be approximately rank in all subsequent layers l >= l_0."
+        ),
+        kind="inequality",
+        notes=(
+            "'approximately rank' read as 'approximately rank 1' (Proposition 3.3's sense). Tested in its exact "
+            "case: Z^s_{l_0} rank one to rounding; then Z^s_l (l_0 < l < L), Z_L and W_l (l > l_0) rank one. For "
+            "the representations this holds at any parameter (Z^s_{l_0} = a b^T with b >= 0 gives Z^s_{l+1} = "
+            "relu(W_{l+1} a) b^T); for W_l it needs optimality.",
+        ),
+        tested_as=(
+            "At computed optimal escape directions: Theorem 3.1's optima (l_0 = 1; the later layers W_l, Z^s_l, Z_L "
+            "of width >= 2): ratios sum_{i>=2} s_i^2 / sum s_i^2 of "
+            "the later layers at 0 to rounding."
+        ),
+        extraction="Section 3.2, the sentence after Proposition 3.3 (its exact case is Prop. 3.3 / A.5 with eps = 0).",
+    ),
+    Claim(
+        id="BSJ25.S5W",
+        paper="BSJ25",
+        ref="Section 5, conjecture (3), third paragraph",
+        title="ReLU networks: weak balancedness along GF, strong balancedness where pre-activations are >= 0",
+        statement=(
+            "ReLU networks only satisfy weak balancedness in general, i.e. diag(W_l^T W_l) = diag(W_{l-1} W_{l-1}^T), "
+            "however the stronger balancedness applies at layers where the pre-activations have non-negative "
+            "entries: Z_l >= 0."
+        ),
+        kind="invariance",
+        notes=(
+            "Read as invariances of gradient flow (the differences are conserved, as for linear networks in the "
+            "preceding paragraph). Indices: W_l^T W_l and W_{l-1} W_{l-1}^T are both over the neurons of layer l-1, "
+            "so the strong form of the pair (W_{l-1}, W_l) needs Z_{l-1} >= 0; 'Z_l >= 0' is read as naming that "
+            "hidden layer (the pair W_{l+1}^T W_{l+1} = W_l W_l^T).",
+        ),
+        tested_as=(
+            "GF on L_0 for ReLU MLPs (X > 0, W_1 > 0 so Z_1 > 0; later layers mixed): the instantaneous rate of "
+            "diag(W_l^T W_l - W_{l-1} W_{l-1}^T) at every l and of the full matrix at l = 2 is zero to rounding; "
+            "RK4 drifts shrink at order 4 (the LJ22 protocol's band and ratio)."
+        ),
+        extraction="Section 5, conjecture (3) ('Rank 1 layers remain rank 1 until the next saddle'), third paragraph.",
+    ),
+    Claim(
+        id="BSJ25.EX1R",
+        paper="BSJ25",
+        ref="Example 1 (Section 4) / Appendix C.1",
+        title="Rank-one layers represent one-neuron functions, independently of depth",
+        statement=(
+            "a network with only rank 1 layers can only represent 'one neuron functions': f_theta(x) = u sigma(v^T x) "
+            "for some vectors u, v, independently of depth [...] We solve this 1D optimization problem in Appendix "
+            "C.1, finding that the optima fall at phi = pi j / 4 for j in Z, giving speed s_1 = sqrt(2) - 1."
+        ),
+        kind="identity",
+        notes=(),
+        tested_as=(
+            "Exactly (rational arithmetic): networks with a rank-one first layer (any later layers, depths 2-6) against "
+            "u sigma(v^T x) + w sigma(-v^T x); the width-one problem W_1 = [cos phi, sin phi], W_l = [1], W_L = [+-1] "
+            "at depths 3-6 (sympy): speed sqrt(2) - 1 at phi = pi j / 4."
+        ),
+        extraction="Section 4, the paragraph after Example 1 (proof sketch), parenthesis; Appendix C.1.",
+    ),
+    Claim(
+        id="BSJ25.S22B",
+        paper="BSJ25",
+        ref="Section 2.2 (after the escape time)",
+        title="The localized GF diverges to infinity, in finite time when L > 2",
+        statement=(
+            "After this escape time, we expect the localized GF to diverge from the true GF: the localized GF "
+            "diverges towards infinity (in finite time when L > 2), while the true GF typically slows down as it "
+            "approaches another saddle or a minima."
+        ),
+        kind="limit",
+        notes=(),
+        tested_as=(
+            "DOP853 (rtol 1e-12) on L_0 from optimal escape directions (depths 3-5): the time t(R) to reach "
+            "||theta|| = R for R doubling stays below the closed-form blow-up time R_0^{2-L} / ((L-2) L^{1-L/2} s) "
+            "and settles on it as R -> infinity (extrapolated in R^{2-L})."
+        ),
+        extraction="Section 2.2, the sentence after the escape-time approximation.",
+    ),
+    Claim(
         id="BSJ25.F2",
         paper="BSJ25",
         ref="Section 4.1 / Fig. 2",
