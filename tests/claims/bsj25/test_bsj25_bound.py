@@ -70,6 +70,7 @@ from claims.bsj25 import (
 from claims.checks import log_log_fit
 from claims.evidence import one_case, recorded_series, trajectory_factor
 from claims.report import plot_layer_bounds, plot_ratios_against_eps
+from claims.session import session_cached, session_key
 
 T31 = pytest.mark.claim("BSJ25.T31")
 T31_CONTROL = pytest.mark.claim("BSJ25.T31", negative_control=True)
@@ -77,6 +78,23 @@ P33 = pytest.mark.claim("BSJ25.P33")
 P33_CONTROL = pytest.mark.claim("BSJ25.P33", negative_control=True)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+_OPTIMA_STORE: list = []
+"""The session's store for the solved chains (``session_cached``): T31, P33, AB4 and S32R judge the same optima,
+and xdist may run them on different workers; the first to need them solves them, the others read them."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def optima_store(session_store):
+    _OPTIMA_STORE[:] = [session_store / "bsj25-optima"]
+    yield
+    _OPTIMA_STORE.clear()
+
+
+def shared(name: str, compute):
+    """``compute()`` once per test session (``session_cached`` in the session store), per profile."""
+    store = _OPTIMA_STORE[0] if _OPTIMA_STORE else None
+    return session_cached(store, session_key(name, trajectory_factor()), compute)
 
 OUTPUT_ONLY = ("Z^s_l", "||Z^s_l - Z_l||^2 / ||Z_l||^2")
 """The ratios of the activation Z^s_l = relu(Z_l): at l = L the network has no ReLU (Y = Z_L)."""
@@ -358,8 +376,12 @@ def t31_depths() -> tuple[int, ...]:
     return T31_NIGHTLY_DEPTHS if trajectory_factor() > 1 else T31_DEPTHS
 
 
-@functools.lru_cache(maxsize=None)
 def t31_chains() -> list[Chain]:
+    """``solved_t31_chains``, once per test session."""
+    return shared("t31-chains", solved_t31_chains)
+
+
+def solved_t31_chains() -> list[Chain]:
     """The cut family (``T31_EPS`` x ``T31_ALIGNED``), then the families where the bound cannot be tested:
     near-rank-one inputs with Gaussian E (no cut: the optima are rank one to rounding; X 4 x 8, G aligned
     0.01, depths 4 and 16), random Gaussian data (X 4 x 10, G 2 x 10 / N; depths 4 and 6, width 4) and
@@ -631,8 +653,12 @@ def p33_depths() -> tuple[int, ...]:
     return (3, 5) if trajectory_factor() > 1 else (3,)
 
 
-@functools.lru_cache(maxsize=None)
 def p33_chains() -> list[tuple[str, float, float, float, Chain, torch.Tensor, torch.Tensor]]:
+    """``solved_p33_chains``, once per test session."""
+    return shared("p33-chains", solved_p33_chains)
+
+
+def solved_p33_chains() -> list[tuple[str, float, float, float, Chain, torch.Tensor, torch.Tensor]]:
     """(labels, eps / ||u||, eps, ||u||, chain, u, v) over ``P33_LABELS`` x ``P33_U_NORMS`` x ``P33_EPS_RELATIVE``; the
     256-restart reference at depth 3 for ||u|| = 0.1 (the problem is scale invariant: X -> k X moves no
     optimum and multiplies s* by k, so ||u|| = 10 differs in its data only)."""
