@@ -261,7 +261,8 @@ CLAIMS: tuple[Claim, ...] = (
         kind="trend",
         notes=(),
         tested_as=(
-            "The parenthetical '(and its slope)', d itself being GP22.F1's: on GP22.F1's own runs (the same design "
+            "Not tested yet (issue 37: no test written in its time). Planned: the parenthetical '(and its slope)', d "
+            "itself being GP22.F1's: on GP22.F1's own runs (the same design "
             "and session cache, no training of its own), the slope of d against the epoch over the last decade of "
             "epochs, |least-squares slope| per run, log10 |slope| at lambda = 0 against lambda > 0 (runs whose "
             "weights went to zero left out, as printed), 'orders of magnitude' read as two decades as in GP22.F1: "
