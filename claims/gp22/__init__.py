@@ -1,7 +1,7 @@
 """Galanti & Poggio (CBMM Memo 134): SGD on Section 4.1's architecture families, hyperparameter
 designs trained as stacked programs, and convergence points of Eqs. (6)-(9) (Propositions 1 and 2).
 
-Modules: ``_architectures`` (Section 4.1's families, Eq. (5)), ``_sgd`` (the stacked SGD runs on
+Modules: ``_batch_equivalence`` (Section 3.1's batch-size remark), ``_architectures`` (Section 4.1's families, Eq. (5)), ``_sgd`` (the stacked SGD runs on
 Eq. (2)), ``_records`` (what a run records: Sections 4.1-4.2's measures), ``_experiments`` (designs);
 for Section 3.1: ``_losses``, ``_inputs``, ``_settings`` (network and E_T), ``_stationarity``
 (Eqs. (6)-(9), (13) at a point), ``_weight_decay_points`` and ``_zero_decay_points`` (constructed
@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from claims.gp22._architectures import (
     Architecture,
+)
+from claims.gp22._batch_equivalence import (
+    batch_gradients, batch_mean_matrix, batches, exact_rank, full_batch_point, minimum_norm_inverse, recovered_residuals,
 )
 from claims.gp22._experiments import (
     Base, Design, DesignResult, DesignRunner, MEMO_SCALES, register,
@@ -47,7 +50,8 @@ from claims.gp22._zero_decay_points import (
 )
 
 __all__ = [
-    "Architecture", "Base", "ConvergencePoint", "DEFAULT_ENGINE", "Design", "DesignResult",
+    "Architecture", "Base", "batch_gradients", "batch_mean_matrix", "batches", "exact_rank", "full_batch_point",
+    "minimum_norm_inverse", "recovered_residuals", "ConvergencePoint", "DEFAULT_ENGINE", "Design", "DesignResult",
     "DesignRunner", "ENGINES", "MEMO_SCALES", "RunConfig", "SampleGradients", "SearchResult",
     "Setting", "balanced_chain_point", "chain_network", "collinear_dead_point", "collinear_inputs",
     "collinearity", "dead_point", "fixed_first_layer_point", "general_position_inputs",

@@ -145,6 +145,27 @@ CLAIMS: tuple[Claim, ...] = (
         notes=(),
     ),
     Claim(
+        id="GP22.BS",
+        paper="GP22",
+        ref="Section 3.1 (last paragraph), Eq. (9)",
+        title="Convergence points are the same for every batch size B < m",
+        statement=(
+            "Finally, we note that the analysis above is independent of the batch size as long as it is strictly "
+            "smaller than the full dataset's size. As follows from Eq. 9 the convergence points of mini-batch SGD "
+            "are equivalent to the convergence points of SGD with batch size 1."
+        ),
+        kind="identity",
+        notes=(),
+        tested_as=(
+            "As the memo's argument makes it precise: Eq. (6) for every batch of size B is A_B r = b, r_i = l'_i d f(x_i)"
+            "/d theta + 2 lambda theta (Eq. (9)), A_B the batch-mean matrix. A_B has rank m (exactly, in Fractions) and "
+            "its minimum-norm inverse recovers every r_i from the autograd batch gradients (up to the float64 bound) for "
+            "every B < m, so every batch gradient vanishes iff every r_i does (the B = 1 convergence points): on drawn "
+            "ReLU chains at arbitrary points and at constructed convergence points. The control: B = m, where A_m has "
+            "rank 1, the same recovery fails, and a constructed stationary point of full-batch GD is no B = 1 point."
+        ),
+    ),
+    Claim(
         id="GP22.T1",
         paper="GP22",
         ref="Theorem 1",
@@ -202,6 +223,66 @@ CLAIMS: tuple[Claim, ...] = (
                  "(at eta 0.05)"),
                 ("seeds", "21-42 per level (22 per batch size, 28 per fixed-steps or fixed-product "
                  "level, 42 at lambda 0 / 5e-3); nightly 3x"),
+            ),
+            at_paper_setting=False,
+        ),
+    ),
+    Claim(
+        id="GP22.LRG",
+        paper="GP22",
+        ref="Section 3.2 ('Rank and learning rate')",
+        title="Larger learning rates give smaller mini-batch gradient norms",
+        statement=(
+            "Typically, unless the learning rate is not too large, when training a model with larger learning rates we "
+            "should expect the objective's gradient to be of a smaller norm. Therefore, for larger values of eta, we "
+            "should expect min_{S~ subset S: |S~| = B} ||grad_{W^{pq}} L^lambda_{S~}(f_W)|| to be smaller."
+        ),
+        kind="trend",
+        notes=(
+            "A heuristic ('we should expect'): the memo gives no proof and no measurement of the gradient norm.",
+        ),
+        tested_as=(
+            "Not tested (issue 37): no cached run records mini-batch gradient norms or final weights (claims/gp22/"
+            "_records.py records d, losses, accuracies, |l'|, ||W||^2 and ranks), and a judgement needs SGD runs at "
+            "several learning rates trained to near-convergence, which the default profile may not add; 'untested' "
+            "until a design records min_{S~} ||grad L^lambda_{S~}|| at the end of training (nightly)."
+        ),
+    ),
+    Claim(
+        id="GP22.F1S",
+        paper="GP22",
+        ref="Section 4.2 / Fig. 1(a)",
+        title="Without weight decay the slope of d(W_{t+1}, W_t) is orders of magnitude smaller",
+        statement=(
+            "On the other hand, the term d(W_{t+1}, W_t) (and its slope) is smaller by orders of magnitude when "
+            "using lambda = 0 in comparison to using lambda > 0 (except for cases when the selection of lambda > 0 "
+            "leads to W_t^{pq} -> 0)."
+        ),
+        kind="trend",
+        notes=(),
+        tested_as=(
+            "Not tested yet (issue 37: no test written in its time). Planned: the parenthetical '(and its slope)', d "
+            "itself being GP22.F1's: on GP22.F1's own runs (the same design "
+            "and session cache, no training of its own), the slope of d against the epoch over the last decade of "
+            "epochs, |least-squares slope| per run, log10 |slope| at lambda = 0 against lambda > 0 (runs whose "
+            "weights went to zero left out, as printed), 'orders of magnitude' read as two decades as in GP22.F1: "
+            "the Theil-Sen slope between the groups with its interval above 2; the control the same rule on "
+            "permuted levels. At ci's 100 epochs d_lambda is still in its transient (GP22.F1's pilot)."
+        ),
+        setting=Setting(
+            paper=_MEMO_FIG1,
+            tested=(
+                ("dataset", _DIGITS),
+                ("architecture", "MLP-4-32 (no batch norm, no biases), CE and squared loss; GP22.F1's runs"),
+                ("widths", "32"),
+                ("depths", "4 hidden layers"),
+                ("training length", "100 epochs (dev/ci); 2000 (nightly)"),
+                ("init scale", _INIT),
+                ("normalization", _NO_BN),
+                ("batch sizes", "128"),
+                ("learning rates", "0.1, no momentum or schedule"),
+                ("weight decay", "lambda in {0, 1e-3, 1e-2}"),
+                ("seeds", "3 per lambda, each lambda > 0 run with its lambda = 0 twin (dev/ci); 9 (nightly)"),
             ),
             at_paper_setting=False,
         ),

@@ -113,6 +113,27 @@ CLAIMS: tuple[Claim, ...] = (
         notes=(),
     ),
     Claim(
+        id="LJ22.S3",
+        paper="LJ22",
+        ref="Significance of Lemma 3 (Section 4.2)",
+        title="Convolutional flattenings and ResNet stackings form layers",
+        statement=(
+            "A flattening of a convolutional parameter tensor and a stacking of matrices in a ResNetDiagonal and "
+            "ResNetFree block forms a layer. This lemma implies that the squared Frobenius norm of these matrices in "
+            "the same network differs by a value that is fixed at initialization."
+        ),
+        kind="construction",
+        notes=(),
+        tested_as=(
+            "Each stacking as printed on drawn networks: the edges of a convolution (every position of its kernel), "
+            "and [U D] / [Y; D] of a ResNetDiagonal block, [U Z] / [Y; Z] of a ResNetFree block, each tested "
+            "against Definition 7's two conditions (no path meets two of its edges; removing them disconnects G) "
+            "and as a path cut. The control: U or Y of a block alone (the skip keeps G connected) is no layer. The "
+            "second sentence (the squared Frobenius norms' difference fixed at initialization) is not judged by this "
+            "ID's tests (issue 37: not done; Lemma 3's own invariance is LJ22.L3's)."
+        ),
+    ),
+    Claim(
         id="LJ22.T1.1",
         paper="LJ22",
         ref="Theorem 1 (case 1)",
@@ -294,6 +315,29 @@ CLAIMS: tuple[Claim, ...] = (
             "flow (RK4, the step halved): the gap between adjacent matrices' singular values vanishes at the "
             "integrator's order, and s2/s1 of every matrix stays at rounding. ReLU chains with always-active "
             "neurons are not run."
+        ),
+    ),
+    Claim(
+        id="LJ22.AB",
+        paper="LJ22",
+        ref="Appendix B (after the proof of Lemma 1)",
+        title="Theorems 1, 2 and Corollary 1 with absolute values",
+        statement=(
+            "With slight modifications to the proof technique, one can show all the results for Theorem 1, Theorem 2 "
+            "and Corollary 1 to the same matrix representation as presented in the paper but with the absolute signs "
+            "around them."
+        ),
+        kind="invariance, inequality",
+        notes=(
+            "A remark: the paper gives no proof of it ('one can show').",
+        ),
+        tested_as=(
+            "'With the absolute signs around them' read as the matrix representations with entrywise absolute values "
+            "|W|. Theorem 1: the rate of [|W2|^T |W2| - |W1| |W1|^T]_active along gradient flow on drawn networks of "
+            "every case, nonzero weights (signs stable near the instant, Assumption 1). Theorem 2 and Corollary 1: "
+            "the inequalities by which their |W| forms follow from the printed ones, on drawn matrices "
+            "(||W||_2 <= || |W| ||_2 with || |W| ||_F = ||W||_F for Eqs. (13)-(14), 1 / rank |W| <= || |W| ||_2^2 / "
+            "|| |W| ||_F^2, entrywise ||a| - |b|| <= |a - b| and |<v, u>| <= <|v|, |u|> for Eq. (15))."
         ),
     ),
     Claim(
