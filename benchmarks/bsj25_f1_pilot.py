@@ -67,9 +67,11 @@ def later(depth: int, runs: int, steps: int) -> None:
     for r in range(runs):
         found = detect_plateau(training.losses[:, r], RULE)
         start = found.plateau if found else 0
-        reached = [int(s) for s in training.recorded_steps if s > start and bool((training.ratios(int(s))[r] > 0.5).all())]
+        reached = [int(s) for s in training.recorded_steps
+                   if s > start and bool((training.ratios(int(s))[r] > 0.5).all())]
         smallest = [float(training.ratios(int(s))[r].min()) for s in training.recorded_steps[:: max(1, steps // 400)]]
-        print(f"seed {r}: plateau {start}, every layer > 1/2 first at step {reached[0] if reached else None}; final loss "
+        print(f"seed {r}: plateau {start}, every layer > 1/2 first at step "
+              f"{reached[0] if reached else None}; final loss "
               f"{float(training.losses[-1, r]):.4f}, accuracy {float(training.train_accuracy[r]):.2f}, final ratios "
               + " ".join(f"{v:.3f}" for v in training.ratios(steps)[r]) + f"; smallest ratio every {steps // 8} steps: "
               + " ".join(f"{v:.3f}" for v in smallest[:: max(1, len(smallest) // 8)]))
@@ -85,7 +87,8 @@ def stall(steps: int) -> None:
               + " ".join(f"{float(v):.2f}" for v in training.train_accuracy) + ", smallest layer ratio at steps "
               f"{steps // 8} / {steps}: " + " ".join(
                   f"{float(training.ratios(steps // 8)[r].min()):.3f}/{float(training.ratios(steps)[r].min()):.3f}"
-                  for r in range(3)) + ", loss rising on " + " ".join(f"{float(v):.0%}" for v in rising) + " of the steps")
+                  for r in range(3)) + ", loss rising on "
+              + " ".join(f"{float(v):.0%}" for v in rising) + " of the steps")
 
 
 def blocks() -> None:

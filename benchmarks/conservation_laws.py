@@ -43,7 +43,8 @@ def main() -> None:
         seconds = statistics.median(times)
         rows.append({"label": label, "D": network.n_parameters, "seconds": seconds})
         levels = "/".join(str(r) for r in count.lie[0].ranks_by_level)
-        print(f"{label:20s} {str(widths):14s} {network.n_parameters:3d} {count.counted:5d} {levels:>14s} {seconds:8.3f}")
+        print(f"{label:20s} {str(widths):14s} {network.n_parameters:3d} {count.counted:5d} {levels:>14s} "
+              f"{seconds:8.3f}")
     if args.figure:
         from claims.report._plots import plot_cost_against_size
 

@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"-n 0 / -n {args.workers} (this commit): {median['this commit, -n 0'] / this:.2f}x")
     if args.against:
-        print(f"this commit / {args.against} (-n {args.workers}): {this / median[f'{args.against}, -n {args.workers}']:.2f}")
+        print(f"this commit / {args.against} (-n {args.workers}): "
+              f"{this / median[f'{args.against}, -n {args.workers}']:.2f}")
     return 0
 
 

@@ -500,7 +500,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--matrix", action="store_true", help="instead: the rounding-perturbation matrix")
     parser.add_argument(
-        "--rows", nargs="+", choices=list(ROWS), default=None, help="the matrix's rows (default all; with --combine, the rows expected)"
+        "--rows", nargs="+", choices=list(ROWS), default=None,
+        help="the matrix's rows (default all; with --combine, the rows expected)",
     )
     parser.add_argument("--list", action="store_true", help="list the matrix's rows and exit")
     parser.add_argument(

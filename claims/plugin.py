@@ -35,8 +35,8 @@ from claims.session._reporter import ClaimsReporter
 from claims.session._workers import MANIFESTS, SEED, limit_threads
 
 NIGHTLY_COMMAND = "pytest -n auto --hypothesis-profile nightly --claims-compare --claims-autosave"
-"""The one nightly command (docs/profiles-and-nightly.md, .github/workflows/nightly.yml): the deeper profile, compared with the
-last saved full run, saved as the next one."""
+"""The one nightly command (docs/profiles-and-nightly.md, .github/workflows/nightly.yml): the deeper profile, compared
+with the last saved full run, saved as the next one."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -73,7 +73,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="save this run (if full and complete) to <report dir>/history/NNNN_<commit>_<profile>[_NAME].json.gz; "
         "write it as --claims-save=NAME (a separate word would be taken for a test path)",
     )
-    group.addoption("--claims-autosave", action="store_true", help="save every full, complete run to the history (other runs are not saved, and the summary says why)")
+    group.addoption(
+        "--claims-autosave",
+        action="store_true",
+        help="save every full, complete run to the history (other runs are not saved, and the summary says why)",
+    )
     group.addoption(
         "--claims-compare",
         nargs="?",

@@ -160,7 +160,9 @@ def input_batches(
     rows are scaled into the ball. With ``nonzero_rows`` an all-zero row (x = 0, where a bias-free
     network and all its gradients vanish) gets one nonzero coordinate."""
     coordinate = st.fractions(-1, 1, max_denominator=16) if exact else signed_floats(1.0)
-    rows = draw(st.lists(st.lists(coordinate, min_size=n_inputs, max_size=n_inputs), min_size=min_size, max_size=max_size))
+    rows = draw(
+        st.lists(st.lists(coordinate, min_size=n_inputs, max_size=n_inputs), min_size=min_size, max_size=max_size)
+    )
     if nonzero_rows:
         nonzero = (
             st.fractions(-1, 1, max_denominator=16).filter(bool) if exact else signed_floats(1.0, zeros=False)
@@ -197,7 +199,10 @@ def matrices(
     ``signed``, each entry 0 with probability ``zero_fraction``. The entries come from a torch generator
     seeded by Hypothesis (one draw per matrix, which keeps depth-16 networks cheap to generate)."""
     generator = torch.Generator().manual_seed(draw(st.integers(0, 2**63 - 1)))
-    uniform = lambda: torch.rand(rows, cols, generator=generator, dtype=torch.float64)
+
+    def uniform():
+        return torch.rand(rows, cols, generator=generator, dtype=torch.float64)
+
     entries = low + (high - low) * uniform()
     if signed:
         entries = torch.where(uniform() < 0.5, -entries, entries)
@@ -279,8 +284,13 @@ def sequential_networks(
     case = draw(st.sampled_from(sorted(THEOREM1_CASES))) if case is None else case
     kinds = case.split("-")
     dims = draw(st.integers(1, 2)) if dims is None else dims
-    layer_slope = lambda: draw(LAYER_SLOPES) if slope is None else slope
-    width = lambda: draw(st.integers(1, max_width))
+
+    def layer_slope():
+        return draw(LAYER_SLOPES) if slope is None else slope
+
+    def width():
+        return draw(st.integers(1, max_width))
+
     n_inputs = width()
     layers: list = []
     for kind in kinds:
@@ -354,7 +364,9 @@ def risk_instances(draw, networks, n_examples: int = 4):
     x = draw(input_batches(network.n_inputs - bias, 1, n_examples, nonzero_rows=True))
     if bias:
         x = with_bias_column(x)
-    y = torch.tensor(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64)
+    y = torch.tensor(
+        draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64
+    )
     risk = Risk(network, x, y, draw(st.sampled_from(sorted(LOSSES))))
     return risk, random_parameters(network, 1, draw(st.integers(0, 2**32 - 1)))[0]
 
@@ -487,6 +499,8 @@ def linear_chain_risks(draw, max_matrices: int = 4, max_width: int = 4):
     widths = [draw(st.integers(2, max_width)) for _ in range(depth)] + [1]
     network = mlp(widths, LINEAR)
     x = draw(unit_ball_inputs(widths[0], draw(st.integers(2, 6))))
-    y = torch.tensor(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64)
+    y = torch.tensor(
+        draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(x), max_size=len(x))), dtype=torch.float64
+    )
     kind = draw(st.sampled_from(["chain", "pair"] if depth >= 3 else ["chain"]))
     return Risk(network, x, y, draw(st.sampled_from(sorted(LOSSES)))), kind

@@ -10,8 +10,8 @@ Checks record evidence only inside a test marked ``@pytest.mark.claim("ID")`` ru
 claims plugin; called anywhere else they raise ``OutsideClaimTest``.
 
 Modules: ``_core`` (identities, exact identities, properties, inequalities), ``_dynamics`` (rates,
-drift orders, drift limits), ``_laws`` (counts of conservation laws, exact), ``_limits`` (limits along a path: settled limits against a statement's
-interval), ``_trends`` (trend tests), ``_protocol`` (the drift-order protocol's
+drift orders, drift limits), ``_laws`` (counts of conservation laws, exact), ``_limits`` (limits along a path:
+settled limits against a statement's interval), ``_trends`` (trend tests), ``_protocol`` (the drift-order protocol's
 judging of many trajectories), ``_power`` (checks of the test's own power: a search reaches a known
 optimum, a design detects its effect; a shortfall makes the claim inconclusive, never refuted).
 """

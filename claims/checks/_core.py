@@ -276,7 +276,8 @@ def check_inequality_rejected(
     uninformative = _bound_informative(lhs, rhs, tolerance, lhs_range, None, control=in_negative_control())
     error = lhs - rhs
     record_case(max(error, 0.0), tolerance, violates=True, uninformative=uninformative, check_kind="inequality",
-                lhs=lhs, rhs=rhs, error_scale="absolute", **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}), **details)
+                lhs=lhs, rhs=rhs, error_scale="absolute",
+                **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}), **details)
     if not error > tolerance:
         raise ClaimViolation(f"negative control accepted: {lhs!r} <= {rhs!r} + {tolerance:.3g}")
     return error

@@ -121,7 +121,9 @@ def check_nonzero_rate_rejected(rate: Any, scale: Any, tolerance: float, factor:
                 evidence="instantaneous rate", relative_rate=error, rounding_bound=tolerance, factor=factor,
                 **numbers, **details)
     if shortfall < 1.0:
-        raise ClaimViolation(f"negative control accepted: dQ/dt is {error:.3g} of its scale, above {factor} x {tolerance:.3g}")
+        raise ClaimViolation(
+            f"negative control accepted: dQ/dt is {error:.3g} of its scale, above {factor} x {tolerance:.3g}"
+        )
     return error
 
 
@@ -244,7 +246,8 @@ def check_convergence_order_rejected(
 ) -> float:
     """Negative control for ``check_convergence_order``: the same fit must reject this drift."""
     error, _, numbers = _order_fit(
-        step_sizes, drifts, order, band, term_change, ratio, floor, fit_points, usable, "check_convergence_order_rejected"
+        step_sizes, drifts, order, band, term_change, ratio, floor, fit_points, usable,
+        "check_convergence_order_rejected",
     )
     record_case(error, 1.0, violates=True, check_kind="drift order", error_scale="relative", **numbers, **details)
     if not error > 1.0:
@@ -316,7 +319,9 @@ def check_nonzero_limit_rejected(
 ) -> float:
     """Negative control for ``check_nonzero_limit``: on a conserved quantity the extrapolated limit
     must not be shown nonzero."""
-    error, numbers = richardson_limit(step_sizes, drifts, order, factor, floor, None, None, "check_nonzero_limit_rejected")
+    error, numbers = richardson_limit(
+        step_sizes, drifts, order, factor, floor, None, None, "check_nonzero_limit_rejected"
+    )
     record_case(error, 1.0, violates=True, check_kind="drift limit", error_scale="relative", **numbers, **details)
     if not error > 1.0:
         raise ClaimViolation(f"negative control accepted: drift limit {numbers['limit']:.3g} shown nonzero")

@@ -199,8 +199,9 @@ def _statement(lower: float, upper: float, resolution: float, check: str) -> tup
 def _record(estimate: LimitEstimate, lower: float, upper: float, resolution: float, value_range, score: float,
             violates: bool, uninformative: str | None, details: dict[str, Any]) -> None:
     record_case(
-        score, 1.0, violates=violates, uninformative=uninformative, check_kind="settled limit", evidence="settled limit", limit=estimate.limit,
-        error_bar=estimate.error_bar, low=estimate.low, high=estimate.high, lower=lower, upper=upper,
+        score, 1.0, violates=violates, uninformative=uninformative, check_kind="settled limit",
+        evidence="settled limit", limit=estimate.limit, error_bar=estimate.error_bar, low=estimate.low,
+        high=estimate.high, lower=lower, upper=upper,
         resolution=resolution, value_range=list(value_range), last_change=estimate.last_change,
         step_sensitivity=estimate.step_sensitivity, extrapolations=list(estimate.extrapolations),
         outcome=estimate.outcome, **estimate.numbers, **details,

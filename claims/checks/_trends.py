@@ -29,7 +29,9 @@ def _record_trend(
     the case counts ``runs`` (default: one run per response)."""
     if runs is not None and not 0 < runs <= trend.n:
         raise ValueError(f"a design of {trend.n} responses comes from 1 to {trend.n} runs, not {runs}")
-    numbers = dict(trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses)))
+    numbers = dict(
+        trend.to_builtin(), statement=statement, design_levels=list(levels), responses=_floats(list(responses))
+    )
     # every trend's summary, not only the worst case's: a comparison of two runs reads p and effect per trend
     current("check_trend").trends.append(plain({
         "statement": statement, "control": control, "verdict": trend.verdict,

@@ -119,6 +119,8 @@ def erratum_record(
     }
 
 
-def differing_fields(first: Mapping[str, Any], second: Mapping[str, Any], fields: tuple[str, ...] = CONTENT) -> list[str]:
+def differing_fields(
+    first: Mapping[str, Any], second: Mapping[str, Any], fields: tuple[str, ...] = CONTENT
+) -> list[str]:
     """The fields of ``fields`` on which two records of one ID differ."""
     return [name for name in fields if first.get(name) != second.get(name)]

@@ -284,7 +284,8 @@ class TestEvidence:
             limit = self.series_limits.get(name, SERIES_ROWS_KEPT)
             if limit is None or len(rows) <= limit:
                 continue
-            kept = {rows[round(i * (len(rows) - 1) / (limit - 1))] for i in range(limit)} if limit > 1 else set(rows[:limit])
+            kept = ({rows[round(i * (len(rows) - 1) / (limit - 1))] for i in range(limit)}
+                    if limit > 1 else set(rows[:limit]))
             left_out.update(i for i in rows if i not in kept)
             dropped[name] = len(rows) - len(kept)
         return [row for index, row in enumerate(self.series) if index not in left_out], dropped

@@ -5,9 +5,9 @@ A design is a list of (level, response) pairs: several seeds at each hyperparame
 test is one-sided in the predicted direction: Spearman's rho (or Kendall's tau-b), both with
 average ranks for ties, and a permutation p-value (the responses' pairing with the levels
 permuted; exact enumeration when the design has at most ``TrendRule.resamples`` distinct
-pairings; the count of orders, n!, is what is compared). The effect size is the rank correlation itself, signed so that positive is the
-predicted direction, with a bias-corrected bootstrap interval that resamples the seeds within each
-level (the design's levels stay fixed, as in the experiment); the Theil-Sen slope (response per unit level,
+pairings; the count of orders, n!, is what is compared). The effect size is the rank correlation itself, signed so
+that positive is the predicted direction, with a bias-corrected bootstrap interval that resamples the seeds within
+each level (the design's levels stay fixed, as in the experiment); the Theil-Sen slope (response per unit level,
 with its interval) is reported beside it in the response's own units.
 
 A trend case is *uninformative* (``Trend.uninformative`` says why) when it could not have come out
@@ -107,9 +107,9 @@ class TrendRule:
         test = f"one-sided permutation test of {self.statistic}'s rank correlation"
         if self.direction == "none":
             return (
-                f"equivalence: verified when the {self.confidence:.0%} bias-corrected bootstrap interval of {self.statistic}'s "
-                f"correlation lies inside (-{self.min_effect}, {self.min_effect}); refuted when the two-sided "
-                f"permutation p <= {self.alpha} with |effect| >= {self.min_effect}"
+                f"equivalence: verified when the {self.confidence:.0%} bias-corrected bootstrap interval of "
+                f"{self.statistic}'s correlation lies inside (-{self.min_effect}, {self.min_effect}); refuted when the "
+                f"two-sided permutation p <= {self.alpha} with |effect| >= {self.min_effect}"
             )
         slope = "" if self.min_slope is None else f" and the Theil-Sen slope >= {self.min_slope:g} per unit level"
         return (

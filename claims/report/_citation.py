@@ -64,7 +64,9 @@ def stable_claims(report: dict[str, Any]) -> list[dict[str, Any]]:
     claims = []
     for claim in report["claims"]:
         entry = _without_volatile(claim)
-        entry["evidence"] = [{k: v for k, v in t.items() if k not in PER_TEST_VOLATILE} for t in entry.get("evidence", [])]
+        entry["evidence"] = [
+            {k: v for k, v in t.items() if k not in PER_TEST_VOLATILE} for t in entry.get("evidence", [])
+        ]
         claims.append(entry)
     return claims
 
@@ -293,7 +295,9 @@ def citation_html(report: dict[str, Any], digest: str) -> str:
             f"This report must not be cited: {esc(why)}. To cite results, {esc(NOT_CITABLE_ADVICE)}.</p>"
             f"{listed}</section>"
         )
-    items = "".join(f"<li>{esc(label)}: <code>{esc(value)}</code></li>" for label, value in citation_facts(report, digest))
+    items = "".join(
+        f"<li>{esc(label)}: <code>{esc(value)}</code></li>" for label, value in citation_facts(report, digest)
+    )
     return (
         '<section id="how-to-cite"><h2>How to cite this report</h2>'
         f"<p>{esc(_INTRO)}</p><ul>{items}</ul>"

@@ -173,8 +173,8 @@ def stable_test_key(nodeid: str | None) -> str:
 
 
 def claim_trends(claim: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
-    """The claim's trends keyed by (``stable_test_key(nodeid)``, statement, occurrence). Each test's ``trends`` list (every
-    trend, controls' included), else, in older reports, the test's details when they are a trend's (the
+    """The claim's trends keyed by (``stable_test_key(nodeid)``, statement, occurrence). Each test's ``trends`` list
+    (every trend, controls' included), else, in older reports, the test's details when they are a trend's (the
     worst case only); then the claim's own ``trends`` list for any test not among its evidence."""
     listed = []
     for test in claim.get("evidence") or []:

@@ -211,8 +211,8 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
             claim = claims.get(e["claim"], {})
             lines += [
                 f"### {e['id']}: {e['severity']}", "",
-                f"- Claim: [{e['claim']}](claims.html#{e['claim']}) ({claim.get('ref', '?')}: {claim.get('title', '?')}); "
-                f"verdict {claim.get('verdict', '?')}",
+                f"- Claim: [{e['claim']}](claims.html#{e['claim']}) "
+                f"({claim.get('ref', '?')}: {claim.get('title', '?')}); verdict {claim.get('verdict', '?')}",
                 f"- Location ({e['location_kind']}): {e['location']}",
                 f"- Printed: {e['printed']}",
                 f"- Corrected: {e['corrected']}",
@@ -238,7 +238,10 @@ def errata_html(report: dict[str, Any]) -> str:
     esc = html.escape
     errata = report_errata(report)
     claims = _claims_by_id(report)
-    out = [f'<section id="{HTML_ANCHOR}"><h2><a href="#{HTML_ANCHOR}">Errata</a></h2>', f"<p>{esc(_intro(report, errata))}</p>"]
+    out = [
+        f'<section id="{HTML_ANCHOR}"><h2><a href="#{HTML_ANCHOR}">Errata</a></h2>',
+        f"<p>{esc(_intro(report, errata))}</p>",
+    ]
     if errata:
         rows = "".join(
             f'<tr><td><a href="#{esc(e["id"])}">{esc(e["id"])}</a></td><td><a href="#{esc(e["claim"])}">'

@@ -75,8 +75,8 @@ def record_figure(figure: Any, name: str, *, caption: str, scale: str) -> dict[s
     with ``scale`` (a short text: "16 trajectories, RK4 h = T/4..T/64") and the run's commit
     (``CLAIMS_RUN_LABEL``); render it as a PNG at ``DPI``; add ``{"name": slug, "caption": caption,
     "png_base64": ...}`` to the test's evidence under ``figures`` (a name used twice in one test gets
-    a suffix -2, -3, ...); then free the figure (its axes and texts are dropped). Returns the entry. Only inside a claim test
-    (``OutsideClaimTest`` elsewhere). Any ``matplotlib.figure.Figure`` will do; one without a
+    a suffix -2, -3, ...); then free the figure (its axes and texts are dropped). Returns the entry. Only inside a claim
+    test (``OutsideClaimTest`` elsewhere). Any ``matplotlib.figure.Figure`` will do; one without a
     layout engine gets the fixed margins of ``MARGINS``, one with constrained layout keeps it. When the
     running test asks for SVG or PDF too (``--claims-figure-formats``), the entry also has
     ``"alternates_base64": {"svg": ..., "pdf": ...}``, written beside the PNG under its name."""

@@ -161,7 +161,10 @@ def _drift_limit(part: Mapping[str, Any]) -> str:
     if limit is None or error is None:
         return "drift limit: shown nonzero"
     times = f"{abs(limit) / error:.3g} x its error estimate" if error > 0 else "exact extrapolation (estimate 0)"
-    text = f"drift limit: {format_number(limit)} +- {format_number(error)}, |limit| {times} (needs >= {n.get('factor', 1):g} x)"
+    text = (
+        f"drift limit: {format_number(limit)} +- {format_number(error)}, |limit| {times} "
+        f"(needs >= {n.get('factor', 1):g} x)"
+    )
     if n.get("reference") is not None:
         text += f"; adaptive reference {format_number(n['reference'])} agrees"
     return text

@@ -70,7 +70,9 @@ def load_report(path: str | Path) -> dict[str, Any]:
     try:
         report = loads(text)
     except json.JSONDecodeError as error:
-        raise BaselineError(f"{label}: truncated or not JSON ({error.msg}: line {error.lineno} column {error.colno})") from None
+        raise BaselineError(
+            f"{label}: truncated or not JSON ({error.msg}: line {error.lineno} column {error.colno})"
+        ) from None
     validate_report(report, label)
     mismatch = digest_mismatch(report)
     if mismatch is not None:
@@ -123,7 +125,9 @@ def without_series(report: dict[str, Any]) -> dict[str, Any]:
     gets an empty list. Its ``citation``, when it has one, gains the entry's own digest (``ENTRY_DIGEST``:
     the full report's ``digest`` hashes the series too), which ``load_report`` checks the entry against."""
     claims = [
-        {**claim, "evidence": [{k: v for k, v in test.items() if k != "series"} for test in claim.get("evidence") or []]}
+        {**claim, "evidence": [
+            {k: v for k, v in test.items() if k != "series"} for test in claim.get("evidence") or []
+        ]}
         for claim in report["claims"]
     ]
     if not isinstance(report.get("citation"), dict):  # no digest (a report made by hand): none to add
@@ -151,7 +155,9 @@ def save_run(report: dict[str, Any], history_dir: Path, name: str | None = None)
         )
     history_dir = Path(history_dir)
     history_dir.mkdir(parents=True, exist_ok=True)
-    data = gzip.compress((dumps(without_series(report), separators=(",", ":")) + "\n").encode(), compresslevel=9, mtime=0)
+    data = gzip.compress(
+        (dumps(without_series(report), separators=(",", ":")) + "\n").encode(), compresslevel=9, mtime=0
+    )
     handle, temporary = tempfile.mkstemp(dir=history_dir, prefix=".saving-", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -188,7 +188,8 @@ def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | No
         *((f"<h2>Questions beyond the papers</h2><p>{_escape(BEYOND_PAPERS)}</p>",
            _summary_table(beyond_paper_claims(report))) if beyond_paper_claims(report) else ()),
         *(f"<p>{_escape(line)}</p>" for line in unlisted_lines(report)),
-        f'<p><a href="#{HTML_ANCHOR}">Errata</a>: {len(paper_errors(report))} errors of the papers, after the claims.</p>',
+        f'<p><a href="#{HTML_ANCHOR}">Errata</a>: {len(paper_errors(report))} errors of the papers, '
+        "after the claims.</p>",
         *(_claim_section(c, figures) for c in report["claims"]),
         errata_html(report),
     ]

@@ -65,7 +65,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += ["", "## Questions beyond the papers", "", BEYOND_PAPERS, ""]
         lines += _table(SUMMARY_HEADER, (summary_cells(c, MARKDOWN) for c in beyond_paper_claims(report)))
     lines += [line for text in unlisted_lines(report) for line in ("", text)]
-    lines += ["", f"Errata: {len(paper_errors(report))} errors of the papers, listed in [{ERRATA_FILE}]({ERRATA_FILE})."]
+    lines += [
+        "", f"Errata: {len(paper_errors(report))} errors of the papers, listed in [{ERRATA_FILE}]({ERRATA_FILE}).",
+    ]
     lines.append("")
     for c in report["claims"]:
         if shows_section(c):

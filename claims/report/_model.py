@@ -134,12 +134,15 @@ def figure_paths(records: Iterable[TestRecord]) -> dict[tuple[str, str], str]:
     owners = {(r.nodeid, f.name): r.claim_ids for r in records for f in r.figures}
     plain = {key: figure_path(ids, *key) for key, ids in owners.items()}
     uses = Counter(plain.values())
-    return {key: path if uses[path] == 1 else figure_path(owners[key], *key, hashed=True) for key, path in plain.items()}
+    return {
+        key: path if uses[path] == 1 else figure_path(owners[key], *key, hashed=True) for key, path in plain.items()
+    }
 
 
 class Report(dict):
     """The report: a plain dict of JSON data, and ``figure_bytes`` {path: PNG bytes, and the SVG or PDF
-    bytes under ``alternate_path`` when the run asked for them}, the side table of the figures it lists (an attribute, so that the dict, its JSON and its comparisons hold no PNG)."""
+    bytes under ``alternate_path`` when the run asked for them}, the side table of the figures it lists (an
+    attribute, so that the dict, its JSON and its comparisons hold no PNG)."""
 
     figure_bytes: dict[str, bytes]
 
@@ -334,7 +337,9 @@ def _findings(checks: list[TestRecord]) -> dict[str, Any]:
             m["cases"] += f["cases"]
             m["degenerate"] += f["degenerate"]
             m["checks"] += f["checks"]
-            m["by_kind"].append(f.get("by_kind") if "by_kind" in f else from_cases(f.get("holding"), f.get("counterexample")))
+            m["by_kind"].append(
+                f.get("by_kind") if "by_kind" in f else from_cases(f.get("holding"), f.get("counterexample"))
+            )
             m["trends"] += f.get("trends") or []
             m["holding"] += [f["holding"]] if f.get("holding") else []
             m["notes"] += [n for n in f.get("notes", []) if n not in m["notes"]]
@@ -426,10 +431,13 @@ def claim_entry(
     if verdict in ("refuted", "verified-with-correction") and verdict in declared:
         unshown = [
             t.nodeid for t in finished
-            if t.evidence.get("verdict") in ("refuted", "verified-with-correction") and not t.evidence.get("counterexample")
+            if t.evidence.get("verdict") in ("refuted", "verified-with-correction")
+            and not t.evidence.get("counterexample")
         ]
         if unshown:
-            why.append(f"{', '.join(unshown)} declared a verdict without recording a counterexample to the printed statement.")
+            why.append(
+                f"{', '.join(unshown)} declared a verdict without recording a counterexample to the printed statement."
+            )
         trivial = [
             t for t in finished
             if t.evidence.get("verdict") in ("refuted", "verified-with-correction") and t.evidence.get("counterexample")
@@ -443,7 +451,8 @@ def claim_entry(
         undecided = [t.nodeid for t in finished if t.evidence.get("verdict") == "inconclusive"]
         why.append(
             f"{', '.join(undecided)}: declared inconclusive: a test fixed before the data (a trend, or a threshold "
-            "within the run's length) came out neither way at this run's scale; its numbers and reasons are in the notes."
+            "within the run's length) came out neither way at this run's scale; its numbers and reasons are in the "
+            "notes."
         )
         if control != "rejected":
             why.append(f"The negative control: {control} ({CONTROL_STATES[control]}).")
@@ -473,7 +482,8 @@ def claim_entry(
         ]
         if exceeded:
             why.append(
-                f"{', '.join(exceeded)} recorded a case beyond its tolerance (an undecided trend) without declaring a verdict."
+                f"{', '.join(exceeded)} recorded a case beyond its tolerance (an undecided trend) without declaring "
+                "a verdict."
             )
         if verdict == "verified" and any(t.evidence.get("counterexample") for t in finished):
             why.append("A test recorded a counterexample to the printed statement but declared no verdict.")
@@ -537,7 +547,8 @@ def claim_entry(
             {"nodeid": t.nodeid, **t.evidence["counterexample"]} for t in checks if t.evidence.get("counterexample")
         ],
         "violations": [
-            {"nodeid": t.nodeid, "violation": t.evidence.get("violation"), "falsifying_example": t.evidence.get("falsifying_example")}
+            {"nodeid": t.nodeid, "violation": t.evidence.get("violation"),
+             "falsifying_example": t.evidence.get("falsifying_example")}
             for t in failed
         ],
         "findings": _findings(checks),

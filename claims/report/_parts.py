@@ -171,19 +171,19 @@ LEGEND: Parts = [
     "identically zero) are counted apart. ",
     Strong("Headline"), ": the figures that fit each kind of check, one line per kind that the claim's evidence "
     "tests recorded (identity, conserved rate, property, inequality, drift order, nonzero rate, drift limit, settled "
-    "limit, trend, in that order), read from the cases where the (corrected) statement held, informative ones first: an identity's "
-    "worst error against its rounding bound (", Code("rel"), " relative to the scale the check states, ",
+    "limit, trend, in that order), read from the cases where the (corrected) statement held, informative ones first: "
+    "an identity's worst error against its rounding bound (", Code("rel"), " relative to the scale the check states, ",
     Code("abs"), " absolute); a conserved rate's largest share of its scale; an inequality's smallest slack (rhs - "
     "lhs, relative to |lhs| + |rhs| or the check's scale) with that case's tolerance on the same scale, where a "
     "negative slack inside the tolerance is rounding at an equality case and reads 0 within rounding; a drift "
     "order's fitted log-log slopes per integrator (against the integrator's order minus the band) and its largest "
     "finest drift as a share of the terms' own motion; a nonzero rate or Richardson limit as a multiple of its "
     "rounding bound or error estimate; a settled limit's value with its error bar (the shrinking changes over "
-    "doublings of arc length plus the step sensitivity) against the statement's interval; a trend's effect (rank correlation, positive = predicted) with its interval, "
-    "the one-sided p of the direction it concluded, runs and levels (several trends: their verdicts and the "
-    "deciding one, the worst verdict with the largest p). A claim with no case where its statement held shows "
-    "its counterexamples. The negative control is ", Code("rejected"), " when every control of the claim ran and "
-    "the same check refused its cases, so the check is shown able to fail.",
+    "doublings of arc length plus the step sensitivity) against the statement's interval; a trend's effect (rank "
+    "correlation, positive = predicted) with its interval, the one-sided p of the direction it concluded, runs and "
+    "levels (several trends: their verdicts and the deciding one, the worst verdict with the largest p). A claim with "
+    "no case where its statement held shows its counterexamples. The negative control is ", Code("rejected"),
+    " when every control of the claim ran and the same check refused its cases, so the check is shown able to fail.",
 ]
 
 SUMMARY_HEADER = ("ID", "Claim", "Verdict", "Reading", "Informative / cases", "Headline", "Negative control")

@@ -103,7 +103,8 @@ def plot_panels_over_time(panels: Sequence[Mapping[str, Any]], *, title: str):
 
 def _panel_over_time(axes, x, ys, *, xlabel, ylabel, logx, logy, reference) -> None:
     for k, (label, values) in enumerate(ys.items()):
-        pairs = [(a, b) for a, b in zip(x, values) if _finite(a) and _finite(b) and (not logx or a > 0) and (not logy or b > 0)]
+        pairs = [(a, b) for a, b in zip(x, values)
+                 if _finite(a) and _finite(b) and (not logx or a > 0) and (not logy or b > 0)]
         xs, vs = [p[0] for p in pairs], [p[1] for p in pairs]
         axes.plot(xs, vs, marker="osD^v"[k % 5], ms=3.5, lw=1.2, ls=("-", "--", "-.", ":")[k % 4],
                   color=COLORS[k % len(COLORS)], label=str(label))
@@ -246,7 +247,8 @@ def plot_levels(
         for level in levels:
             values = by_level[level]
             n = len(values)
-            xs = [level * jitter ** (i - (n - 1) / 2) if logx else level + 0.02 * (i - (n - 1) / 2) * (levels[-1] - levels[0] or 1)
+            xs = [level * jitter ** (i - (n - 1) / 2) if logx
+                  else level + 0.02 * (i - (n - 1) / 2) * (levels[-1] - levels[0] or 1)
                   for i in range(n)]
             ax.plot(xs, values, ls="none", marker="o", ms=3.5, color=COLORS[0], alpha=0.6)
         means = [statistics.fmean(by_level[level]) for level in levels]
@@ -340,13 +342,16 @@ def plot_singular_values(runs: Sequence[Mapping[str, Any]], *, title: str):
         ax.grid(alpha=0.3, lw=0.5)
     axes[0].set_ylabel("sigma_i / sigma_1", fontsize=8)
     Line2D = _line2d()
-    _figure_legend(figure, [Line2D([], [], color=c, ls=ls, lw=0.9, marker="o", ms=2, label=f"at {stage} (one line per run)")
+    _figure_legend(figure, [Line2D([], [], color=c, ls=ls, lw=0.9, marker="o", ms=2,
+                                   label=f"at {stage} (one line per run)")
                             for stage, (c, ls) in STAGE_STYLES.items()]
                    + [Line2D([], [], color="black", lw=0.7, ls="-.", label="1/2 (the dominance line)")])
     return figure
 
 
-RATIO_MARKERS = {"weight": ("o", "W_l"), "activation": ("s", "Z^s_l"), "nonlinearity": ("^", "||Z^s_l - Z_l||^2 / ||Z_l||^2")}
+RATIO_MARKERS = {
+    "weight": ("o", "W_l"), "activation": ("s", "Z^s_l"), "nonlinearity": ("^", "||Z^s_l - Z_l||^2 / ||Z_l||^2")
+}
 RATIO_FLOOR = 1e-12
 """Ratios below this (exact zeros among them) are drawn at it."""
 LAYER_TICKS = 20
@@ -402,9 +407,11 @@ def plot_law_counts(rows: Sequence[Mapping[str, Any]], *, title: str):
     for i, family in enumerate(families):
         mine = [row for row in rows if row["family"] == family]
         jitter = [0.15 * math.sin(7.0 * k + i) for k in range(len(mine))]
-        counts.scatter([r["predicted"] + j for r, j in zip(mine, jitter)], [r["counted"] + j for r, j in zip(mine, jitter)],
+        counts.scatter([r["predicted"] + j for r, j in zip(mine, jitter)],
+                       [r["counted"] + j for r, j in zip(mine, jitter)],
                        s=14, color=COLORS[i % len(COLORS)], label=family, alpha=0.8)
-        cost.scatter([r["D"] for r in mine], [r["seconds"] for r in mine], s=14, color=COLORS[i % len(COLORS)], alpha=0.8)
+        cost.scatter([r["D"] for r in mine], [r["seconds"] for r in mine],
+                     s=14, color=COLORS[i % len(COLORS)], alpha=0.8)
     top = max([max(r["counted"], r["predicted"]) for r in rows], default=1) + 1
     counts.plot([0, top], [0, top], color="black", lw=1, ls="--", label="counted = predicted")
     counts.set_xlabel("laws given by Lemma 2 and Theorem 1")

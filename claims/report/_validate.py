@@ -57,7 +57,9 @@ def _check_schema(report: Any, label: str) -> None:
             raise BaselineError(
                 f"{label}: schema {schema} is older than this suite's {SCHEMA}; rerun the baseline with this version"
             )
-        raise BaselineError(f"{label}: schema {schema} is newer than this suite's {SCHEMA}; compare with that newer version")
+        raise BaselineError(
+            f"{label}: schema {schema} is newer than this suite's {SCHEMA}; compare with that newer version"
+        )
     for key, kind in (("run", dict), ("claims", list), ("summary", dict)):
         if key not in report:
             raise BaselineError(f'{label}: wrong schema: no "{key}"')
@@ -96,7 +98,8 @@ def validate_report(report: Any, label: str) -> None:
         _one_of(label, "run", "complete", run["complete"], (True, False))
     seen: set[str] = set()
     for index, claim in enumerate(report["claims"]):
-        if not isinstance(claim, dict) or not isinstance(claim.get("id"), str) or not isinstance(claim.get("verdict"), str):
+        if (not isinstance(claim, dict) or not isinstance(claim.get("id"), str)
+                or not isinstance(claim.get("verdict"), str)):
             raise BaselineError(f'{label}: wrong schema: claims[{index}] is not an object with an "id" and a "verdict"')
         if claim["id"] in seen:
             raise BaselineError(f"{label}: wrong schema: claim {claim['id']} is listed twice")

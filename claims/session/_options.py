@@ -46,7 +46,9 @@ class SessionOptions:
 def checked_options(config: pytest.Config) -> SessionOptions:
     """Every option, checked before anything changes; a worker checks only what it uses (the profile
     and ``--claims``), the controller the report's options too."""
-    runs_nothing = any(getattr(config.option, mode, False) for mode in ("collectonly", "setuponly", "setupplan", "showfixtures"))
+    runs_nothing = any(
+        getattr(config.option, mode, False) for mode in ("collectonly", "setuponly", "setupplan", "showfixtures")
+    )
     report = not config.getoption("no_claims_report") and not runs_nothing
     worker = hasattr(config, "workerinput")
     profile = config.getoption("hypothesis_profile", None) or _profiles.default_profile()
@@ -110,7 +112,9 @@ def check_report_directory(directory: Path, option: str) -> None:
             with tempfile.TemporaryFile(dir=path):
                 pass
     except OSError as error:
-        raise pytest.UsageError(f"{option}={directory}: cannot write reports there ({error.strerror or error})") from None
+        raise pytest.UsageError(
+            f"{option}={directory}: cannot write reports there ({error.strerror or error})"
+        ) from None
 
 
 def selected_claims(config: pytest.Config) -> set[str] | None:

@@ -10,7 +10,10 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-VERSIONED = ("torch", "numpy", "scipy", "scikit-learn", "matplotlib", "sympy", "hypothesis", "pytest", "pytest-xdist", "lowrank-claims", "cffconvert")
+VERSIONED = (
+    "torch", "numpy", "scipy", "scikit-learn", "matplotlib", "sympy", "hypothesis", "pytest", "pytest-xdist",
+    "lowrank-claims", "cffconvert",
+)
 """The distributions whose versions the report records (None: not installed)."""
 
 

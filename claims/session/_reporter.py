@@ -77,7 +77,8 @@ class ClaimsReporter:
                 return
         else:
             record = self.tests.setdefault(
-                report.nodeid, TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL, line=meta.get("line"))
+                report.nodeid,
+                TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL, line=meta.get("line")),
             )
         evidence = recorded_property(report, EVIDENCE_PROPERTY) if report.when == "call" else None
         fold_phase(record, report.when, report.outcome, evidence, report.duration, _message(report))
@@ -95,7 +96,9 @@ class ClaimsReporter:
         reasons = []
         missing = uncovered_roots(list(config.args), config.invocation_params.dir, roots)
         if missing:
-            shown = ", ".join(str(p.relative_to(config.rootpath)) if p.is_relative_to(config.rootpath) else str(p) for p in missing)
+            shown = ", ".join(
+                str(p.relative_to(config.rootpath)) if p.is_relative_to(config.rootpath) else str(p) for p in missing
+            )
             reasons.append(f"the command-line paths {list(config.args)} do not cover the suite ({shown})")
         if manifest is None:
             reasons.append("collection did not finish")

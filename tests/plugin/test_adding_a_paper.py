@@ -27,8 +27,8 @@ ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml"
 DOCS = ROOT / "docs"
 """The adding-a-paper test follows the docs, not the README: the README links these pages."""
 
-COPIED = ("claims", "conftest.py", "pyproject.toml", "CITATION.cff", "CLAIMS.md", "README.md", "docs", "tests/conftest.py",
-          "tests/unit/evidence/test_registry.py", "tests/plugin/test_citation.py")
+COPIED = ("claims", "conftest.py", "pyproject.toml", "CITATION.cff", "CLAIMS.md", "README.md", "docs",
+          "tests/conftest.py", "tests/unit/evidence/test_registry.py", "tests/plugin/test_citation.py")
 """The project as a newcomer has it, with the tests that keep CLAIMS.md and CITATION.cff current."""
 
 PAPER_FILE = "claims/evidence/papers/dhl18.py"
@@ -98,7 +98,8 @@ def judge_balance(check, seed, shape, sign=-1):
     computation on magnitudes (every subtraction an addition); k the longest chain of roundings."""
     d, h, k, n = shape
     rng = np.random.default_rng(seed)
-    W1, W2, X, Y = rng.standard_normal((h, d)), rng.standard_normal((k, h)), rng.standard_normal((d, n)), rng.standard_normal((k, n))
+    W1, W2, X, Y = (rng.standard_normal((h, d)), rng.standard_normal((k, h)), rng.standard_normal((d, n)),
+                    rng.standard_normal((k, n)))
     t2, t1 = norm_rates(W1, W2, X, Y)
     m2, m1 = norm_rates(abs(W1), abs(W2), abs(X), -abs(Y))
     depth = d + h + k + n + max(k * h, h * d) + 4
@@ -218,7 +219,8 @@ def test_a_fourth_paper_by_the_docs(pytester: pytest.Pytester, project: Path):
         'report = json.load(open("reports/partial/claims.json")); report["run"].update(selection="full"); '
         "print(citation_markdown(report, 64 * \"0\"))'", project)
     assert cited.returncode == 0, cited.stderr
-    assert "BibTeX: this report and the four papers" in cited.stdout and "@inproceedings{du2018algorithmic," in cited.stdout
+    assert ("BibTeX: this report and the four papers" in cited.stdout
+            and "@inproceedings{du2018algorithmic," in cited.stdout)
     assert "https://arxiv.org/abs/1806.00900" in cited.stdout
 
     inventory = (project / "CLAIMS.md").read_text()  # `python -m claims inventory > CLAIMS.md`, checked above

@@ -40,7 +40,8 @@ def test_citation_cff_references_are_the_paper_records(citation):
     """CITATION.cff's references are rendered from the paper records (claims/evidence/papers/), one per
     paper in order: as parsed, and as the text ``python -m claims citation-references`` writes."""
     assert citation.cffobj["references"] == [cff_reference(paper) for paper in PAPERS], (
-        "CITATION.cff's references are not the paper records: python -m claims citation-references --update CITATION.cff")
+        "CITATION.cff's references are not the paper records: "
+        "python -m claims citation-references --update CITATION.cff")
     assert current_references_text(CFF.read_text(encoding="utf-8")) == cff_references_text(), (
         "regenerate with: python -m claims citation-references --update CITATION.cff")
 
@@ -52,7 +53,8 @@ def test_the_references_block_is_rendered_from_the_records_and_written_in_place(
     assert text.startswith("references:\n") and text.count("\n  - type: ") == len(PAPERS)
     for paper in PAPERS:
         reference = cff_reference(paper)
-        assert list(reference)[:4] == ["type", "title", "authors", "year"] and list(reference)[-2:] == ["url", "identifiers"]
+        assert (list(reference)[:4] == ["type", "title", "authors", "year"]
+                and list(reference)[-2:] == ["url", "identifiers"])
         assert [(a["given-names"], a["family-names"]) for a in reference["authors"]] == list(paper.authors)
         assert [(i["value"], i["description"]) for i in reference["identifiers"]] == list(paper.identifiers)
     assert main(["citation-references"]) == 0 and capsys.readouterr().out == text
@@ -103,7 +105,8 @@ def test_the_digest_names_the_results_not_the_run():
     assert base["citation"] == {"digest": digest,
                                 "digest_of": "claims section, canonical JSON, without durations and wall times",
                                 "citable": True, "not_citable_because": None}
-    other_run = {**RUN, "started": "2027-01-01T00:00:00+00:00", "workers": 2, "git": {"commit": "f" * 40, "dirty": False}}
+    other_run = {**RUN, "started": "2027-01-01T00:00:00+00:00", "workers": 2,
+                 "git": {"commit": "f" * 40, "dirty": False}}
     assert content_digest(report(wall=99.0, duration=7.0, run=other_run)) == digest
     assert content_digest(report(error=2e-3)) != digest
     assert content_digest(loads(dumps(base))) == digest  # the same report read back from claims.json

@@ -68,7 +68,8 @@ def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     assert ("| LJ22.L1 | Path decomposition nu = mu o h (Lemma 1) | verified | Holds as printed: every evidence test "
             "passed with informative cases, and the negative control shows the checks can fail. | 100/100 | identity: "
             "error 0 (tolerance 1e-15) | rejected |") in markdown
-    assert "| LJ22.L2a | Per-vertex balance of incoming vs outgoing squared weights (Lemma 2, Eq. (4)) | untested |" in markdown
+    assert ("| LJ22.L2a | Per-vertex balance of incoming vs outgoing squared weights (Lemma 2, Eq. (4)) | untested |"
+            in markdown)
     assert "--hypothesis-seed" not in markdown and "derandomized" in markdown
     assert "-p no:cacheprovider --hypothesis-profile=ci`" in markdown
 
@@ -398,8 +399,8 @@ def test_declared_verdicts_need_a_rejected_control(pytester, ci):
     assert (l10["max_error"], l10["min_slack"]) == (0.0, 0.5 / 3.5)
     assert l10["counterexample"]["error"] == 0.5
     assert l10["counterexample"]["details"]["statement"] == "printed, constant 1"
-    assert ("The printed statement fails in `test_verdicts.py::test_corrected` (the case nearest to acceptance): lhs 1.5 "
-            "> rhs 1 by 0.5 (tolerance 1e-15, absolute)") in (
+    assert ("The printed statement fails in `test_verdicts.py::test_corrected` (the case nearest to acceptance): "
+            "lhs 1.5 > rhs 1 by 0.5 (tolerance 1e-15, absolute)") in (
         pytester.path / "reports" / "claims.md"
     ).read_text()
     r1 = entry(report, "LJ22.R1")
@@ -704,7 +705,9 @@ def test_an_unknown_profile_is_a_usage_error(pytester):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--hypothesis-profile=nightlly")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--hypothesis-profile=nightlly: not a profile of this suite; one of dev, ci, nightly*"])
+    result.stderr.fnmatch_lines(
+        ["*--hypothesis-profile=nightlly: not a profile of this suite; one of dev, ci, nightly*"]
+    )
     assert not (pytester.path / "reports" / "claims.json").exists()
 
 

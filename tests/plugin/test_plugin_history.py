@@ -109,7 +109,9 @@ def test_an_edited_baseline_verdict_fails_the_session(pytester, capsys):
     result.stdout.fnmatch_lines([
         "*5 passed*",  # every test passed: the comparison alone fails the session
     ])
-    result.stdout.fnmatch_lines(["LJ22.L1*verdict*refuted*verified*FAIL*", "claims compare: 1 regression(s) against *edited.json"])
+    result.stdout.fnmatch_lines(
+        ["LJ22.L1*verdict*refuted*verified*FAIL*", "claims compare: 1 regression(s) against *edited.json"]
+    )
     lenient = run(pytester, f"--claims-compare={edited}")
     assert lenient.ret == 0
     lenient.stdout.fnmatch_lines(["LJ22.L1*verdict*refuted*verified"])
@@ -125,7 +127,9 @@ def test_bad_baselines_are_one_line_usage_errors_and_write_nothing(pytester):
         "missing.json": (None, "missing"),
         "truncated.json.gz": (entry.read_bytes()[:40], "truncated"),  # a cut-off gzip stream
         "cut.json": (b'{"schema": "lowrank-claims/report/2", "run": {', "truncated or not JSON"),
-        "older.json": (b'{"schema": "lowrank-claims/report/1", "run": {}, "claims": [], "summary": {}}', "is older than"),
+        "older.json": (
+            b'{"schema": "lowrank-claims/report/1", "run": {}, "claims": [], "summary": {}}', "is older than"
+        ),
         "noschema.json": (b'{"run": {}, "claims": []}', 'no "schema" key'),
         "other.json": (b'{"schema": "someone-else/1", "run": {}, "claims": []}', "schema"),
     }
@@ -202,7 +206,8 @@ def test_the_first_night_has_no_baseline_and_runs(pytester):
     result = run(pytester, "--claims-compare", "--claims-autosave")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     result.stdout.fnmatch_lines([
-        "*- claims compare -*", "--claims-compare: *history: no saved run to compare with*; this run is compared with nothing",
+        "*- claims compare -*",
+        "--claims-compare: *history: no saved run to compare with*; this run is compared with nothing",
         "claims: saved to the history as *0001_nogit_ci.json.gz",
     ])
     assert "old: " not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
@@ -241,7 +246,8 @@ def test_a_corrupted_latest_entry_is_skipped_and_named(pytester):
     none = run(pytester, "--claims-compare")
     assert none.ret == pytest.ExitCode.USAGE_ERROR
     none.stderr.fnmatch_lines([f"ERROR: --claims-compare: {directory}: no entry can be read (*0003_nogit_ci.json.gz: "
-                               f"truncated*); move the unreadable entries out of {directory} (the next full run saved *"])
+                               f"truncated*); move the unreadable entries out of {directory} "
+                               "(the next full run saved *"])
 
 
 def test_a_baseline_with_an_unknown_verdict_is_a_usage_error(pytester):
@@ -273,7 +279,8 @@ def test_a_test_path_taken_as_an_options_value_is_a_usage_error(pytester, args):
     option, _, value = args[0].partition("=")
     metavar = "NAME" if option == "--claims-save" else "NUM|PATH"
     if value:
-        assert result.stderr.lines[0] == f"ERROR: {option}={value}: a test path, not the option's {metavar}; write {option}={metavar}"
+        assert result.stderr.lines[0] == (
+            f"ERROR: {option}={value}: a test path, not the option's {metavar}; write {option}={metavar}")
     else:
         assert result.stderr.lines[0] == (
             f"ERROR: {option} {args[1]}: looks like a test path, not the option's value (pytest gave the option the "

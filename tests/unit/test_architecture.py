@@ -104,7 +104,9 @@ def test_layers_import_downward_only():
             if target.split(".")[0] in TEST_FRAMEWORKS and own in NO_TEST_FRAMEWORK:
                 wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target} (a test framework)")
             if target.split(".")[0] in ("pytest", "_pytest", "xdist") and own in NO_PYTEST:
-                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target} (the report layer gets finished records)")
+                wrong.append(
+                    f"{path.relative_to(ROOT)}:{line} imports {target} (the report layer gets finished records)"
+                )
             if not target.startswith("claims"):
                 continue
             other = part_of(target)
@@ -220,4 +222,6 @@ def test_warnings_are_errors_with_named_exceptions():
     assert filters[0] == "error"
     for entry in filters[1:]:
         action, message, *rest = entry.split(":")
-        assert action == "ignore" and message and rest and rest[0], f"an exception names its message and category: {entry}"
+        assert action == "ignore" and message and rest and rest[0], (
+            f"an exception names its message and category: {entry}"
+        )

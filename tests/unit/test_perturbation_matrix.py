@@ -1,6 +1,6 @@
-"""The rounding-perturbation matrix of benchmarks/verdict_stability.py (docs/mutation-testing.md, "The rounding-perturbation
-matrix"): its rows, its table, what it counts as a difference, its combine mode, the outcome probe's
-reading of pytest's reports, and the weekly workflow that runs one job per row and combines them."""
+"""The rounding-perturbation matrix of benchmarks/verdict_stability.py (docs/mutation-testing.md,
+"The rounding-perturbation matrix"): its rows, its table, what it counts as a difference, its combine mode, the
+outcome probe's reading of pytest's reports, and the weekly workflow that runs one job per row and combines them."""
 
 from __future__ import annotations
 

@@ -47,7 +47,9 @@ def test_the_quick_start_holds_two_commands_and_ends_with_where_to_look():
 
 def test_no_line_names_a_claim_and_a_verdict():
     """The claims table once listed GP22.S32 as inconclusive while every run gave another verdict."""
-    ids = re.compile(r"(?<![\w.])(" + "|".join(re.escape(i) for i in sorted(CLAIMS, key=len, reverse=True)) + r")(?![\w])")
+    ids = re.compile(
+        r"(?<![\w.])(" + "|".join(re.escape(i) for i in sorted(CLAIMS, key=len, reverse=True)) + r")(?![\w])"
+    )
     verdicts = re.compile(r"(?<![\w-])(" + "|".join(re.escape(v) for v in VERDICTS if v != "error") + r")(?![\w-])")
     stale = [(page, line) for page, text in EVERY_PAGE.items() for line in text.splitlines()
              if ids.search(line) and verdicts.search(line)]

@@ -604,7 +604,8 @@ def test_check_property_rejected_records_a_counterexample_and_refuses_a_holding_
     "holds, expected",
     [
         (sympy.true, True), (sympy.false, False), (sympy.Eq(sympy.Integer(2), 2), True),
-        (np.bool_(True), True), (np.array([False]), False), (torch.tensor(True), True), (torch.tensor([[False]]), False),
+        (np.bool_(True), True), (np.array([False]), False), (torch.tensor(True), True),
+        (torch.tensor([[False]]), False),
     ],
     ids=["sympy true", "sympy false", "sympy evaluated Eq", "numpy bool", "one-entry array", "torch bool",
          "one-entry tensor"],

@@ -743,7 +743,8 @@ def test_an_order_control_between_one_and_two_is_a_rejection():
 
 
 def test_the_order_control_names_itself_in_its_usage_errors():
-    assert refusal(ValueError, lambda: check_convergence_order_rejected(HALVING[:3], SQUARES[:3], 2, 0.25, 1.0, 0.5)) == (
+    assert refusal(ValueError,
+                   lambda: check_convergence_order_rejected(HALVING[:3], SQUARES[:3], 2, 0.25, 1.0, 0.5)) == (
         "check_convergence_order_rejected: at least 4 step sizes, not 3")
 
 

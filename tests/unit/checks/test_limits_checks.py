@@ -327,8 +327,10 @@ def test_the_check_extrapolates_with_the_coarse_run_tolerance_and_range_it_is_gi
 
 
 def test_the_control_extrapolates_with_the_coarse_run_tolerance_and_range_it_is_given():
-    run = lambda: check_settled_limit_rejected(XS, QS, 0.0, 0.5, coarse_variable=XS, coarse_values=COARSE,
-                                               tolerance=TOLERANCE, value_range=RANGE, run="fine")
+    def run():
+        return check_settled_limit_rejected(XS, QS, 0.0, 0.5, coarse_variable=XS, coarse_values=COARSE,
+                                            tolerance=TOLERANCE, value_range=RANGE, run="fine")
+
     estimate, evidence = recorded(run, control=True)
     assert (estimate.limit, estimate.error_bar, estimate.low, estimate.high) == (
         0.71875, ERROR_BAR, 0.71875 - ERROR_BAR, 0.8125)  # the high end clipped to the range
@@ -497,7 +499,8 @@ def test_limit_estimate_names_itself_and_what_is_wrong():
         "limit_estimate: values has a non-finite entry (nan)" + never)
     assert refusal(NonFiniteEvidence, lambda: limit_estimate([1.0, math.inf, 0.25, 0.125], QS)) == (
         "limit_estimate: extrapolation variable has a non-finite entry (inf)" + never)
-    assert refusal(NonFiniteEvidence, lambda: limit_estimate(None, SETTLED, coarse_values=[0.0, 0.0, 0.0, -math.inf])) == (
+    assert refusal(NonFiniteEvidence,
+                   lambda: limit_estimate(None, SETTLED, coarse_values=[0.0, 0.0, 0.0, -math.inf])) == (
         "limit_estimate: values has a non-finite entry (-inf)" + never)
     assert refusal(ValueError, lambda: limit_estimate(XS[:3], QS)) == (
         "limit_estimate: 3 values of the extrapolation variable, 4 samples")
@@ -510,6 +513,9 @@ def test_limit_estimate_names_itself_and_what_is_wrong():
 
 
 def test_a_control_that_holds_is_not_a_rejection():
-    with collecting(control=True), pytest.raises(ClaimViolation, match=r"^negative control not rejected: the limit 0\.5"):
+    with (
+        collecting(control=True),
+        pytest.raises(ClaimViolation, match=r"^negative control not rejected: the limit 0\.5"),
+    ):
         check_settled_limit_rejected(None, SETTLED, 0.0, 1.0)
 

@@ -36,8 +36,8 @@ HALVING = [1 / 8, 1 / 16, 1 / 32, 1 / 64]
         (lambda: check_nonzero_rate(1.0, 1.0, 1e-15, 10.0), "nonzero rate"),
         (lambda: check_convergence_order(HALVING, [h for h in HALVING], 1, 0.5, 1.0, 0.5), "drift order"),
         (lambda: check_nonzero_limit(HALVING, [0.5 + h**2 for h in HALVING], 2, 10.0), "drift limit"),
-        (lambda: check_trend([1.0] * 3 + [2.0] * 3 + [3.0] * 3, [1, 2, 1.5, 3, 4, 3.5, 5, 6, 5.5], TrendRule("increasing"),
-                             "rises"), "trend"),
+        (lambda: check_trend([1.0] * 3 + [2.0] * 3 + [3.0] * 3, [1, 2, 1.5, 3, 4, 3.5, 5, 6, 5.5],
+                             TrendRule("increasing"), "rises"), "trend"),
     ],
 )
 def test_every_check_records_its_kind(record, kind):

@@ -353,9 +353,10 @@ def test_kept_series_keeps_an_evenly_spaced_sample_first_and_last_included(limit
 def test_to_builtin_writes_exactly_the_fields_the_report_reads():
     assert list(Evidence().to_builtin()) == [
         "cases", "degenerate", "degenerate_why", "degenerate_examples", "checks", "informative", "informative_holding",
-        "informative_violating", "uninformative", "uninformative_why", "unit", "min_slack", "max_error", "tolerance", "details", "by_kind",
-        "holding", "counterexample", "notes", "verdict", "correction", "violation", "failed_finding",
-        "falsifying_example", "power", "findings", "series", "series_dropped", "trends", "figures", "errata",
+        "informative_violating", "uninformative", "uninformative_why", "unit", "min_slack", "max_error", "tolerance",
+        "details", "by_kind", "holding", "counterexample", "notes", "verdict", "correction", "violation",
+        "failed_finding", "falsifying_example", "power", "findings", "series", "series_dropped", "trends", "figures",
+        "errata",
     ]
 
 

@@ -32,8 +32,8 @@ def test_every_paper_file_is_one_record_and_every_claim_is_under_its_record():
     assert all(c.paper in PAPERS and c.id.startswith(f"{c.paper}.") for c in CLAIMS.values())
 
 
-INSTRUCTIONS = ("verify", "check ", "check:", "compare", "report ", "reconstructed", "garbled", "at a scale", "stands in",
-                "this machine", "where possible", "the solver", "the suite")
+INSTRUCTIONS = ("verify", "check ", "check:", "compare", "report ", "reconstructed", "garbled", "at a scale",
+                "stands in", "this machine", "where possible", "the solver", "the suite")
 """Words of how a claim is tested, or of how the text was read, that a statement as printed does not hold."""
 EVIDENCE_KINDS = {"identity", "invariance", "noninvariance", "inequality", "limit", "construction", "trend"}
 

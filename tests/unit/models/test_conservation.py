@@ -36,7 +36,8 @@ def test_two_thetas_with_equal_phi_give_the_same_network():
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(16, 3, generator=generator, dtype=torch.float64)
     linear = mlp([3, 2, 1], LINEAR)
-    w1, w2 = torch.randn(2, 3, generator=generator, dtype=torch.float64), torch.randn(1, 2, generator=generator, dtype=torch.float64)
+    w1, w2 = (torch.randn(2, 3, generator=generator, dtype=torch.float64),
+              torch.randn(1, 2, generator=generator, dtype=torch.float64))
     a = torch.tensor([[2.0, 1.0], [0.5, -1.0]], dtype=torch.float64)
     theta = torch.cat([w1.flatten(), w2.flatten()])
     moved = torch.cat([(a @ w1).flatten(), (w2 @ torch.linalg.inv(a)).flatten()])

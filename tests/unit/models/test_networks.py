@@ -75,7 +75,8 @@ def test_exact_evaluation_agrees_with_float(network, data):
     w = data.draw(weight_vectors(network, exact=True))
     (x,) = data.draw(input_batches(network.n_inputs, max_size=1, exact=True))
     exact = network.forward_exact(w, x)
-    as_float = network(torch.tensor([float(v) for v in w], dtype=torch.float64), torch.tensor([[float(c) for c in x]], dtype=torch.float64))
+    as_float = network(torch.tensor([float(v) for v in w], dtype=torch.float64),
+                       torch.tensor([[float(c) for c in x]], dtype=torch.float64))
     assert isinstance(exact, Fraction)
     assert abs(float(exact) - as_float.item()) <= 1e-12 * (1 + abs(float(exact)))
 

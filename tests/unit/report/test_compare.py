@@ -25,7 +25,10 @@ from claims.report._compare import (
 from claims.report._json import dumps
 from claims.report._model import SCHEMA
 
-REFERENCE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+REFERENCE = (
+    next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
+    / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+)
 """A committed full ``ci`` report (tests/data/README.md)."""
 
 
@@ -326,7 +329,9 @@ def test_a_partial_side_is_compared_on_the_claims_it_selected():
     backwards = compare(selected, BASE)
     assert backwards.changes == [] and "the old run is partial: only the claims it selected" in render_header(backwards)
     both = compare(partial(BASE, ["GP22.P1", "LJ22.L1"]), partial(BASE, ["LJ22.L1", "BSJ25.T31"]))
-    assert both.selected == ["LJ22.L1"] and "both runs are partial: only the claims both selected are compared (LJ22.L1)" in render_header(both)
+    assert both.selected == ["LJ22.L1"] and (
+        "both runs are partial: only the claims both selected are compared (LJ22.L1)" in render_header(both)
+    )
     assert compare(BASE, BASE).selected is None and "partial" not in render_header(compare(BASE, BASE))
 
 
@@ -442,7 +447,9 @@ def test_a_test_module_moved_to_another_folder_is_the_same_test():
     renamed["evidence"][0]["nodeid"] = "tests/test_t.py::test_rate_renamed"
     renamed["counterexamples"][0]["nodeid"] = "tests/test_x.py::test_printed_renamed"
     changes = [(c.what, c.context.get("presence")) for c in compare(report(old), report(renamed)).changes]
-    assert sorted(changes) == [("counterexample", None), ("counterexample", None), ("trend", "added"), ("trend", "gone")]
+    assert sorted(changes) == [
+        ("counterexample", None), ("counterexample", None), ("trend", "added"), ("trend", "gone")
+    ]
     assert fired(report(old), report(renamed), "counterexample") == [("GP22.S32", "counterexample")]
 
 
@@ -689,7 +696,9 @@ def test_an_effect_change_is_detailed_with_the_minimum_effect():
     [change] = compare(old, new).changes
     assert change.what == "effect"
     [row] = render_table(compare(old, new)).splitlines()[2:]
-    assert row.split(None, 4) == ["GP22.S32", "effect", "0.6", "0.5", "min effect 0.3; test_rate: rank falls with the rate"]
+    assert row.split(None, 4) == [
+        "GP22.S32", "effect", "0.6", "0.5", "min effect 0.3; test_rate: rank falls with the rate"
+    ]
 
 
 def test_table_cells_are_cut_at_thirty_characters_and_none_shows_as_a_dash():
@@ -750,7 +759,8 @@ def test_trends_of_one_test_and_statement_are_told_apart_by_occurrence():
     swapped = report(claim("GP22.S32", trends=[second, first]))
     changes = compare(report(claim("GP22.S32", trends=[first, second])), swapped).changes
     assert [(c.what, c.old, c.new) for c in changes] == [
-        ("trend", "verified", "inconclusive"), ("p", 0.125, 0.5), ("trend", "inconclusive", "verified"), ("p", 0.5, 0.125)]
+        ("trend", "verified", "inconclusive"), ("p", 0.125, 0.5),
+        ("trend", "inconclusive", "verified"), ("p", 0.5, 0.125)]
 
 
 def test_one_counterexample_per_test_and_statement_the_first_kept():
@@ -784,7 +794,8 @@ def test_claims_are_listed_new_first_then_those_gone():
     assert list(comparison.verdicts.items()) == [("C.3", (None, "verified")), ("A.1", ("verified", "refuted")),
                                                  ("B.2", ("verified", None))]
     assert [(c.claim, c.what, c.old, c.new) for c in comparison.changes] == [
-        ("C.3", "added", None, "verified"), ("A.1", "verdict", "verified", "refuted"), ("B.2", "gone", "verified", None)]
+        ("C.3", "added", None, "verified"), ("A.1", "verdict", "verified", "refuted"),
+        ("B.2", "gone", "verified", None)]
 
 
 def test_a_control_trend_that_goes_is_named_as_the_controls():
@@ -850,7 +861,8 @@ def test_a_trend_change_names_its_test_statement_and_role_in_the_context():
     new = report(claim("GP22.S32", trends=[trend(control=True, verdict="verified")]))
     [change] = compare(old, new).changes
     assert change == Change("GP22.S32", "trend", "refuted", "verified", "test_rate: rank falls with the rate (control)",
-                            {"nodeid": "test_t.py::test_rate", "statement": "rank falls with the rate", "control": True})
+                            {"nodeid": "test_t.py::test_rate", "statement": "rank falls with the rate",
+                             "control": True})
 
 
 def test_a_trend_without_a_node_id_is_keyed_and_shown_by_its_statement():

@@ -80,7 +80,8 @@ def test_errata_are_grouped_by_paper_and_sorted_by_id(report):
 def test_errata_md_lists_each_entry_with_its_link_severity_and_numbers(report):
     text = render_errata_markdown(report)
     assert text.startswith("# Errata\n")
-    assert "5 errata (1 hypothesis missing, 2 sign or typo, 1 text inconsistency, 1 proof step wrong, statement holds)" in text
+    assert ("5 errata (1 hypothesis missing, 2 sign or typo, 1 text inconsistency, 1 proof step wrong, statement holds)"
+            in text)
     assert f"sha256:{report_digest(report)}" in text and "commit 0123456789ab" in text
     headings = re.findall(r"^## (\S+)$", text, flags=re.M)
     assert headings == ["LJ22", "GP22", "BSJ25"]
@@ -88,7 +89,8 @@ def test_errata_md_lists_each_entry_with_its_link_severity_and_numbers(report):
     assert entries == [("LJ22.L2b-E1", "hypothesis missing"), ("LJ22.L11-E1", "proof step wrong, statement holds"),
                        ("GP22.E8-E1", "text inconsistency"), ("BSJ25.P22-E2", "sign or typo"),
                        ("BSJ25.P22-E10", "sign or typo")]
-    assert "| BSJ25.P22-E10 | [BSJ25.P22](claims.html#BSJ25.P22) | sign or typo | equation: where BSJ25.P22-E10 is |" in text
+    assert ("| BSJ25.P22-E10 | [BSJ25.P22](claims.html#BSJ25.P22) | sign or typo | equation: where BSJ25.P22-E10 is |"
+            in text)
     assert f"- Claim: [LJ22.L11](claims.html#LJ22.L11) ({CLAIMS['LJ22.L11'].ref}: " in text
     assert "- Counterexample: L = 3; error = 0.123457" in text
     assert "- Counterexample: none: the printed texts are the evidence (a text inconsistency)" in text

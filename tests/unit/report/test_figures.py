@@ -1,7 +1,7 @@
 """Figures and series caps of the evidence: ``claims.record_figure`` labels, renders and records a
 figure inside a claim test (and only there); every plotting function of ``claims.report._plots`` makes
-a figure from plain data (the claim tests render each kind with their own data); ``record_series`` keeps at most ``SERIES_ROWS_KEPT`` rows per series
-in the report while the test keeps them all."""
+a figure from plain data (the claim tests render each kind with their own data); ``record_series`` keeps at most
+``SERIES_ROWS_KEPT`` rows per series in the report while the test keeps them all."""
 
 from __future__ import annotations
 
@@ -148,7 +148,8 @@ def test_every_plotting_function_makes_a_figure():
     built(plots.plot_success_by_width([4, 8], {"a": [0.1, 0.5], "b": [0.2, 0.4]}, 10,
                                         {"a": {4: [0.4, 0.5], 8: [0.5]}, "b": {4: [0.41], 8: [0.5, 0.5]}},
                                         {"s1": 0.41, "s2": 0.5}, title="t"))
-    run = dict(top10_at_init=[[3, 2, 1], [2, 1, 0.5]], top10_at_plateau=None, top10_at_end=[[3, 1, 0.1], [2, 0.1, 0.01]])
+    run = dict(top10_at_init=[[3, 2, 1], [2, 1, 0.5]], top10_at_plateau=None,
+               top10_at_end=[[3, 1, 0.1], [2, 0.1, 0.01]])
     built(plots.plot_singular_values([run, run], title="t"))
     rows = [dict(kind=kind, instance=f"i{k}", depth=2, c=0.5, layers=[1, 2], bounds=bounds,
                  weight=[0.1, 0.2], activation=[0.0, 0.1], nonlinearity=[0.3, 0.01])

@@ -17,7 +17,10 @@ from claims.report._lint import html_summary_rows, json_problems, markdown_summa
 from claims.report._markdown import render_markdown
 from claims.report._model import TestRecord, claim_entry, ordered_notes, record_order
 
-REFERENCE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+REFERENCE = (
+    next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
+    / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+)
 """A committed full ``ci`` report (tests/data/README.md), from before the kinds' tallies."""
 
 
@@ -49,16 +52,20 @@ def test_a_slack_within_rounding_reads_as_zero_and_one_beyond_its_tolerance_is_f
     sourced = {"relative_slack": 0.25, "scale": 4.0, "tolerance": 0.4, "tolerance_source": "the path's drift"}
     assert slack_text(sourced) == "min slack 0.25 (tolerance 0.1; tolerance: the path's drift)"
     report = {"claims": [{"id": "X", "kind": "inequality"}]}
-    flagged = rendered_problems(report, "| ID | Headline |\n|---|---|\n| X | inequality: " + slack_text(beyond) + " |\n", "")
+    flagged = rendered_problems(
+        report, "| ID | Headline |\n|---|---|\n| X | inequality: " + slack_text(beyond) + " |\n", ""
+    )
     assert flagged == ["claims.md summary: X's Headline shows a negative slack -1e-12 not marked as rounding"]
 
 
 def test_an_invariance_is_headlined_by_its_slopes_per_integrator():
     by_kind = {"drift order": {"holding": {"checks": 3, "informative": 3, "nearest": {"error": 0.3, "tolerance": 1.0},
                                            "ranges": {"rk4": {"slope": [3.98, 4.07], "relative_drift": [1e-7, 2e-6],
-                                                              "order": [4, 4], "band": [0.5, 0.5], "ratio": [1e-4, 1e-4]},
+                                                              "order": [4, 4], "band": [0.5, 0.5],
+                                                              "ratio": [1e-4, 1e-4]},
                                                       "euler": {"slope": [1.0, 1.01], "relative_drift": [1e-4, 3e-3],
-                                                                "order": [1, 1], "band": [0.5, 0.5], "ratio": [0.01, 0.01]}}}}}
+                                                                "order": [1, 1], "band": [0.5, 0.5],
+                                                                "ratio": [0.01, 0.01]}}}}}
     assert claim_headline({"by_kind": by_kind, "trends": []}) == [
         "drift order: euler slope 1.000..1.010 (order 1, needs >= 0.5), finest drift <= 0.003 of its terms' motion "
         "(needs < 0.01); rk4 slope 3.980..4.070 (order 4, needs >= 3.5), finest drift <= 2e-06 of its terms' motion "
@@ -71,7 +78,9 @@ def test_a_trend_shows_the_p_of_the_direction_it_concluded():
                "p_opposite": 0.0033, "n": 9, "levels": 3, "statement": "smaller batches, lower rank"}
     verified = {**refuted, "verdict": "verified", "effect": 0.6, "effect_interval": [0.4, 0.8], "p_predicted": 0.01,
                 "p_opposite": 0.99, "statement": "larger rate, lower rank"}
-    assert trend_text([refuted]) == "effect -0.85 [-0.9, -0.7], p 0.0033 against the prediction, 9 runs at 3 levels (refuted)"
+    assert trend_text([refuted]) == (
+        "effect -0.85 [-0.9, -0.7], p 0.0033 against the prediction, 9 runs at 3 levels (refuted)"
+    )
     assert trend_text([verified, refuted]).startswith("2 trends (1 refuted, 1 verified); deciding: 'smaller batches")
 
 
@@ -90,10 +99,12 @@ def test_a_tests_headline_shows_the_printed_statements_counterexample_apart():
         ("verified", [], "rejected", "Holds as printed"),
         ("verified-with-correction", [], "rejected", "False as printed"),
         ("refuted", [], "rejected", "False as printed: a check found"),
-        ("inconclusive", ["t: declared inconclusive: a test fixed before the data ..."], "rejected", "Undecided: a test fixed"),
-        ("inconclusive", ["The evidence could not have failed: ..."], "rejected", "Undecided: the checks passed, but on no"),
-        ("inconclusive", ["Checks passed, but the negative control: accepted"], "accepted", "Undecided: the checks passed, "
-         "but the negative control (accepted)"),
+        ("inconclusive", ["t: declared inconclusive: a test fixed before the data ..."], "rejected",
+         "Undecided: a test fixed"),
+        ("inconclusive", ["The evidence could not have failed: ..."], "rejected",
+         "Undecided: the checks passed, but on no"),
+        ("inconclusive", ["Checks passed, but the negative control: accepted"], "accepted",
+         "Undecided: the checks passed, but the negative control (accepted)"),
         ("error", [], "rejected", "No verdict"),
     ],
 )
@@ -107,7 +118,8 @@ def test_a_claims_tests_and_notes_follow_their_files_order_and_labels():
     records = [
         TestRecord("t.py::test_eq2", ["LJ22.L1"], False, line=150, evidence={"notes": ["(d) Eq. (2)."]}),
         TestRecord("t.py::test_control", ["LJ22.L1"], True, line=180, evidence={"notes": ["Negative control."]}),
-        TestRecord("t.py::test_nu", ["LJ22.L1"], False, line=60, evidence={"notes": ["(b) exactly.", "intro", "(a) float."]}),
+        TestRecord("t.py::test_nu", ["LJ22.L1"], False, line=60,
+                   evidence={"notes": ["(b) exactly.", "intro", "(a) float."]}),
         TestRecord("t.py::test_mu", ["LJ22.L1"], False, line=100, evidence={"notes": ["(c) one mu.", "(a) float."]}),
     ]
     assert [r.nodeid for r in sorted(records, key=record_order)] == [

@@ -30,7 +30,10 @@ from claims.report._json import dumps
 from claims.report._model import SCHEMA, build_report
 from claims.report._model import TestRecord as Record  # not collected as a test class
 
-REFERENCE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+REFERENCE = (
+    next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
+    / "tests" / "data" / "report-v2_1b3f822b8825_ci.json.gz"
+)
 """A committed full ``ci`` report (tests/data/README.md)."""
 
 
@@ -85,7 +88,8 @@ def _gz(text: str) -> bytes:
     ("empty.json", lambda text: b"", "truncated or not JSON (Expecting value: line 1 column 1)"),
     ("plain.json.gz", lambda text: text.encode(), "truncated or not a report file (Not a gzipped file"),
     ("list.json", lambda text: b"[1, 2]", "not a claims report (a JSON list, not an object)"),
-    ("noschema.json", lambda text: text.replace('"schema"', '"scheme"').encode(), 'not a claims report (no "schema" key)'),
+    ("noschema.json", lambda text: text.replace('"schema"', '"scheme"').encode(),
+     'not a claims report (no "schema" key)'),
     ("foreign.json", lambda text: text.replace(SCHEMA, "pytest-benchmark/4").encode(),
      "not a claims report (schema 'pytest-benchmark/4')"),
     ("old.json.gz", lambda text: _gz(text.replace(SCHEMA, "lowrank-claims/report/1")),
@@ -502,7 +506,8 @@ def test_the_committed_reference_reads_renders_and_saves_unchanged(tmp_path):
 
     report = load_report(REFERENCE)
     verdicts = [c["verdict"] for c in report["claims"]]
-    assert report["summary"] == {v: verdicts.count(v) for v in report["summary"]} and sum(report["summary"].values()) == len(verdicts)
+    assert (report["summary"] == {v: verdicts.count(v) for v in report["summary"]}
+            and sum(report["summary"].values()) == len(verdicts))
     markdown, html = render_markdown(report), render_html(report)
     assert all(c["id"] in markdown and f'id="{c["id"]}"' in html for c in report["claims"])
     assert load_report(save_run(report, tmp_path))["claims"] == report["claims"]

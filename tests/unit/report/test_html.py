@@ -59,8 +59,10 @@ def records(png: bytes | None) -> dict[str, TestRecord]:
     control = {"cases": 2, "counterexample": {"error": 2.0, "tolerance": 1.0, "details": {}},
                "trends": [{**TREND, "control": True}]}
     tests = [
-        TestRecord("tests/test_t2.py::test_eq14_trend[4]", ["LJ22.T2"], False, outcome="passed", reason=None, evidence=evidence),
-        TestRecord("tests/test_t2.py::test_control", ["LJ22.T2"], True, outcome="passed", reason=None, evidence=control),
+        TestRecord("tests/test_t2.py::test_eq14_trend[4]", ["LJ22.T2"], False, outcome="passed", reason=None,
+                   evidence=evidence),
+        TestRecord("tests/test_t2.py::test_control", ["LJ22.T2"], True, outcome="passed", reason=None,
+                   evidence=control),
     ]
     return {t.nodeid: t for t in tests}
 
@@ -125,7 +127,9 @@ def test_stale_pngs_are_deleted_and_other_files_kept(tmp_path, png):
     (tmp_path / FIGURES / "LJ22.L1__test_gone__old.png").write_bytes(png)
     (tmp_path / FIGURES / "README.txt").write_text("kept")
     write_report(build_report(RUN, records(png)), tmp_path)
-    assert sorted(p.name for p in (tmp_path / FIGURES).iterdir()) == ["LJ22.T2__test_eq14_trend-4__norm-ratio.png", "README.txt"]
+    assert sorted(p.name for p in (tmp_path / FIGURES).iterdir()) == [
+        "LJ22.T2__test_eq14_trend-4__norm-ratio.png", "README.txt"
+    ]
     write_report(build_report(RUN, records(None)), tmp_path)
     assert [p.name for p in (tmp_path / FIGURES).iterdir()] == ["README.txt"]
 
@@ -137,8 +141,10 @@ def test_figure_paths_are_stable_safe_and_short():
     assert long == figure_path(["GP22.F1", "GP22.F2"], "tests/test_a.py::test_" + "y" * 300, "figure")
     assert long != figure_path(["GP22.F1", "GP22.F2"], "tests/test_a.py::test_" + "y" * 301, "figure")
     # one test name in two modules: the two figures get distinct (hashed) paths
-    one = TestRecord("tests/a/test_m.py::test_f", ["LJ22.T2"], False, evidence={"figures": [{"name": "n", "caption": "", "png_base64": ""}]})
-    two = TestRecord("tests/b/test_m.py::test_f", ["LJ22.T2"], False, evidence={"figures": [{"name": "n", "caption": "", "png_base64": ""}]})
+    one = TestRecord("tests/a/test_m.py::test_f", ["LJ22.T2"], False,
+                     evidence={"figures": [{"name": "n", "caption": "", "png_base64": ""}]})
+    two = TestRecord("tests/b/test_m.py::test_f", ["LJ22.T2"], False,
+                     evidence={"figures": [{"name": "n", "caption": "", "png_base64": ""}]})
     report = build_report(RUN, {t.nodeid: t for t in (one, two)})
     paths = [f["path"] for f in claim(report, "LJ22.T2")["figures"]]
     assert len(set(paths)) == 2 and all(p.startswith("figures/LJ22.T2__test_f__n-") for p in paths)

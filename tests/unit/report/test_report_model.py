@@ -47,7 +47,9 @@ def test_a_figure_path_names_claims_test_and_figure_safely():
     assert figure_path(["GP22.F1"], "t.py::XtestX", "X-ray X") == "figures/GP22.F1__XtestX__X-ray-X.png"
     # a part with nothing safe left is "x"
     assert figure_path(["GP22.F1"], "t.py::test", "///") == "figures/GP22.F1__test__x.png"
-    assert figure_path(["GP22.F1"], "t.py::test", "a", hashed=True) == f"figures/GP22.F1__test__a-{short_hash('t.py::test', 'a')}.png"
+    assert figure_path(["GP22.F1"], "t.py::test", "a", hashed=True) == (
+        f"figures/GP22.F1__test__a-{short_hash('t.py::test', 'a')}.png"
+    )
 
 
 def test_a_long_figure_path_is_cut_and_ends_with_a_hash():
@@ -154,10 +156,10 @@ def test_a_tests_json_entry():
     assert entry == {
         "nodeid": "t.py::a", "role": "control", "outcome": "passed", "reason": None, "negative_control": True,
         "cases": 2, "informative": 2, "informative_holding": 0, "uninformative_why": {}, "unit": "cases",
-        "degenerate": 1, "degenerate_why": {}, "degenerate_examples": {}, "checks": 4, "min_slack": 0.5, "max_error": 0.25, "tolerance": 0.5,
-        "error_scale": "relative", "details": {"error_scale": "relative"}, "by_kind": {"inequality": {}},
-        "violation": None, "falsifying_example": None, "power": [], "series": [{"step": 0}], "trends": [{"verdict": "verified"}],
-        "figures": [], "duration": 1.25,
+        "degenerate": 1, "degenerate_why": {}, "degenerate_examples": {}, "checks": 4, "min_slack": 0.5,
+        "max_error": 0.25, "tolerance": 0.5, "error_scale": "relative", "details": {"error_scale": "relative"},
+        "by_kind": {"inequality": {}}, "violation": None, "falsifying_example": None, "power": [],
+        "series": [{"step": 0}], "trends": [{"verdict": "verified"}], "figures": [], "duration": 1.25,
     }
     empty = TestRecord("t.py::b", ["GP22.F1"], False).to_json()
     assert (empty["role"], empty["cases"], empty["degenerate"], empty["checks"], empty["error_scale"]) == (

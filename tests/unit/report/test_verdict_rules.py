@@ -45,8 +45,8 @@ def record(nodeid: str = "t.py::a", fields: dict | None = None, *, control: bool
     """A test that reported its call phase with ``outcome`` and ``fields`` as evidence."""
     test = TestRecord(nodeid, [CLAIM.id], control, line=line)
     if outcome != NOT_RUN:
-        fold_phase(test, "call", outcome, fields if fields is not None else (control_evidence() if control else evidence()),
-                    0.0)
+        fold_phase(test, "call", outcome,
+                   fields if fields is not None else (control_evidence() if control else evidence()), 0.0)
     return test
 
 
@@ -142,7 +142,9 @@ def test_the_control_state_is_the_first_that_applies(controls, suite, expected):
 
 def test_every_control_state_has_its_explanation():
     assert CONTROL_STATES["rejected"] == "every control ran and the same check rejected its cases"
-    assert CONTROL_STATES["partly run in this selection"] == "some of the claim's controls were not selected in this run"
+    assert CONTROL_STATES["partly run in this selection"] == (
+        "some of the claim's controls were not selected in this run"
+    )
 
 
 # ------------------------------------------------------------------------------------ the verdict
@@ -231,7 +233,9 @@ def test_a_declared_refutation_or_correction_needs_a_kept_counterexample(declare
     assert (with_one["verdict"], with_one["why"]) == (declared, [])
     without = entry(record("t.py::a", declaring(declared, "c", None)), record("t.py::b"), control())
     assert without["verdict"] == "inconclusive"
-    assert without["why"][0] == "t.py::a declared a verdict without recording a counterexample to the printed statement."
+    assert without["why"][0] == (
+        "t.py::a declared a verdict without recording a counterexample to the printed statement."
+    )
     trivial = dict(COUNTEREXAMPLE, details={"uninformative": "the responses are tied"})
     shown_nothing = entry(record("t.py::a", declaring(declared, "c", trivial)), control())
     assert shown_nothing["verdict"] == "inconclusive"
@@ -603,8 +607,9 @@ def test_questions_beyond_the_papers_are_counted_apart_and_have_no_errata():
     question = next(c for c in CLAIMS.values() if c.origin == "suite")
     test = TestRecord("t.py::x1", [question.id], False)
     erratum = {"id": f"{question.id}-E1", "claim": question.id, "paper": question.paper}
-    fold_phase(test, "call", "passed", evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1,
-                                           errata=[erratum]), 0.0)
+    fold_phase(test, "call", "passed",
+               evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1, errata=[erratum]),
+               0.0)
     report = build_report({"selection": "full", "complete": True}, {test.nodeid: test})
     assert report["summary"]["refuted"] == 0 and report["summary_beyond_papers"]["refuted"] == 1
     assert [c["errata"] for c in report["claims"] if c["id"] == question.id] == [[{**erratum, "nodeids": ["t.py::x1"]}]]
