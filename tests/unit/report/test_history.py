@@ -16,6 +16,7 @@ import pytest
 
 from claims.session._phases import fold_phase
 from claims.report._history import (
+    MISSING,
     BaselineError,
     entry_name,
     history_entries,
@@ -447,7 +448,7 @@ def test_resolve_the_latest_a_number_or_a_path(tmp_path, monkeypatch):
 @pytest.mark.parametrize("spec, message", [
     ("7", "history entry 7: no such entry in {history} (entries 1-2)"),
     ("0", "history entry 0: no such entry in {history} (entries 1-2)"),
-    ("nowhere.json.gz", "nowhere.json.gz: missing"),
+    ("nowhere.json.gz", f"nowhere.json.gz: {MISSING}"),
 ])
 def test_resolve_a_missing_baseline(tmp_path, spec, message):
     history = tmp_path / "history"
