@@ -641,7 +641,7 @@ def judge_profile_end(result: DesignResult, end: tuple[str, ...], statement: str
     half the runs (``swapped_pairs``)."""
     compared = [run.mean_rank(matrices=end) for run in result.runs]
     middle = [run.mean_rank(matrices=MIDDLE) for run in result.runs]
-    details = dict(scale=result.scale, memo_scale=MEMO_SCALES["F2"], compared=list(end), reference=list(MIDDLE),
+    details = dict(scale=result.scale, memo_scale=MEMO_SCALES["F2"], end_matrices=list(end), middle_matrices=list(MIDDLE),
                    batch_size=result.runs[0].level, response="Section 4.1 rank (mean over the named matrices)")
     if control:
         return check_paired_rejected(*swapped_pairs(compared, middle), PROFILE, f"{statement} (labels swapped)",
