@@ -62,6 +62,8 @@ _EXPORTS = {
         "check_inequality_rejected",
         "check_law_count",
         "check_law_count_rejected",
+        "check_paired",
+        "check_paired_rejected",
         "check_property",
         "check_power",
         "check_property_rejected",

@@ -44,7 +44,7 @@ from claims.checks._laws import check_law_count, check_law_count_rejected
 from claims.checks._limits import LimitEstimate, check_settled_limit, check_settled_limit_rejected, limit_estimate
 from claims.checks._power import check_power
 from claims.checks._protocol import assert_judged, combined_tally, judge_order
-from claims.checks._trends import check_trend, check_trend_rejected
+from claims.checks._trends import check_paired, check_paired_rejected, check_trend, check_trend_rejected
 
 __all__ = [
     "LimitEstimate",
@@ -64,6 +64,8 @@ __all__ = [
     "check_nonzero_rate",
     "check_nonzero_rate_rejected",
     "check_power",
+    "check_paired",
+    "check_paired_rejected",
     "check_property",
     "check_property_rejected",
     "check_rejected",

@@ -69,16 +69,25 @@ def check_trend(
     The permutation test treats the responses as exchangeable under no effect; with several responses per
     run, the caller centres them per run (so the run's own level drops out) or says why they are."""
     trend = _trend(levels, responses, rule, "check_trend")
+    return _judged(trend, levels, responses, rule, statement, declare, runs, details)
+
+
+def _judged(trend, levels, responses, rule, statement: str, declare: bool, runs: int | None, details: dict) -> Any:
+    """Record ``trend`` as a case, note its numbers and declare its verdict (``check_trend``, ``check_paired``)."""
     _record_trend(trend, levels, responses, statement, trend.verdict == "refuted", details, runs=runs)
     low, high = trend.effect_interval
     scale = details.get("scale")
     if isinstance(scale, dict):
         scale = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in scale.items() if k not in ("levels", "base"))
+    paired = rule.statistic == "signed_rank"
+    measure = "rank-biserial" if paired else rule.statistic
     record_note(
-        f"Trend '{statement}': {trend.verdict} ({rule.statistic} {trend.correlation:+.3f}, effect {trend.effect:+.3f} "
+        f"{'Paired comparison' if paired else 'Trend'} '{statement}': {trend.verdict} ({measure} "
+        f"{trend.correlation:+.3f}, effect {trend.effect:+.3f} "
         f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
-        + (f"{trend.n} responses of {runs} runs" if runs else f"{trend.n} runs")
-        + f" at {trend.levels} levels; rule: {rule.describe()})"
+        + (f"median difference {trend.slope:+.3g} over {trend.n} runs" if paired
+           else f"{trend.n} responses of {runs} runs" if runs else f"{trend.n} runs")
+        + ("" if paired else f" at {trend.levels} levels") + f"; rule: {rule.describe()})"
         + _power_sentence(trend, rule)
         + (f"; scale used: {scale}" if scale else "")
         + (f"; the memo's scale: {details['memo_scale']}" if details.get("memo_scale") else "")
@@ -122,5 +131,46 @@ def check_trend_rejected(
         raise ClaimViolation(
             f"negative control accepted: '{statement}' came out verified on a design with no effect "
             f"(p {trend.p_predicted:.3g}, correlation {trend.correlation:+.3f})"
+        )
+    return trend
+
+
+def _paired(compared: Sequence[float], reference: Sequence[float], rule: Any, check: str) -> tuple[Any, list, list]:
+    from claims.evidence._paired import paired_test
+    from claims.evidence._trend import TrendRule
+
+    if not isinstance(rule, TrendRule) or rule.statistic != "signed_rank":
+        raise TypeError(f"{check}: the rule is a claims.TrendRule with statistic 'signed_rank', not {rule!r}")
+    upper, lower = _floats(list(compared)), _floats(list(reference))
+    _finite("compared responses", upper, check)
+    _finite("reference responses", lower, check)
+    # the case's design: level 1 for the compared response of each run, 0 for its reference
+    return paired_test(upper, lower, rule), [1.0] * len(upper) + [0.0] * len(lower), upper + lower
+
+
+def check_paired(
+    compared: Sequence[float], reference: Sequence[float], rule: Any, statement: str, declare: bool = True,
+    **details: Any,
+) -> Any:
+    """A paired claim (``statement``: in each run, one response is above, or below, another of the same run, e.g.
+    a network's bottom matrix's rank against its mid-layers') judged by ``rule`` (a ``claims.TrendRule`` with
+    ``statistic="signed_rank"``, fixed before the data) over the runs' pairs (``compared[i]``, ``reference[i]``):
+    ``claims.evidence._paired.paired_test``. Recorded and declared as ``check_trend`` does (verified, refuted,
+    inconclusive; uninformative when the pairs are tied or saturated); the case counts the runs."""
+    trend, levels, responses = _paired(compared, reference, rule, "check_paired")
+    return _judged(trend, levels, responses, rule, statement, declare, trend.n, details)
+
+
+def check_paired_rejected(
+    compared: Sequence[float], reference: Sequence[float], rule: Any, statement: str, **details: Any,
+) -> Any:
+    """Negative control for ``check_paired``: on pairs where no difference is predicted (the labels swapped in
+    half the runs, ``claims.evidence._paired.swapped_pairs``) the same rule must not come out ``verified``."""
+    trend, levels, responses = _paired(compared, reference, rule, "check_paired_rejected")
+    _record_trend(trend, levels, responses, statement, True, details, control=True, runs=trend.n)
+    if trend.verdict == "verified":
+        raise ClaimViolation(
+            f"negative control accepted: '{statement}' came out verified on pairs with no difference "
+            f"(p {trend.p_predicted:.3g}, rank-biserial {trend.correlation:+.3f})"
         )
     return trend

@@ -17,6 +17,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     ),
     "._erratum": ("ErratumError", "LOCATION_KINDS", "SEVERITIES"),
     "._trend": ("Trend", "TrendRule", "detectable_effect", "permuted_levels", "trend_test"),
+    "._paired": ("paired_detectable_effect", "paired_test", "swapped_pairs"),
     "._registry": ("CLAIMS", "PAPERS", "PAPER_RECORDS", "get_claim"),
     "._paper": ("Claim", "Paper", "PaperRecordError", "SETTING_FIELDS", "Setting"),
     "._profiles": ("PROFILES", "active_profile", "seed_factor", "training_length_factor", "trajectory_factor"),

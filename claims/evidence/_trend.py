@@ -66,7 +66,10 @@ class TrendRule:
     direction: Direction
     alpha: float = 0.05
     min_effect: float = 0.3
-    statistic: Literal["spearman", "kendall"] = "spearman"
+    statistic: Literal["spearman", "kendall", "signed_rank"] = "spearman"
+    """A trend's rank correlation of the response with the level (``trend_test``), or ``signed_rank``: a paired
+    comparison of two responses of each run (``claims.evidence._paired.paired_test``: Wilcoxon's signed-rank test,
+    the effect the matched-pairs rank-biserial correlation)."""
     resamples: int = 9999
     confidence: float = 0.90
     seed: int = 0
@@ -92,8 +95,8 @@ class TrendRule:
             raise ValueError(f"alpha must lie in (0, 0.5), not {self.alpha}")
         if not 0 < self.min_effect < 1:
             raise ValueError(f"min_effect is a rank correlation in (0, 1), not {self.min_effect}")
-        if self.statistic not in ("spearman", "kendall"):
-            raise ValueError(f"statistic must be spearman or kendall, not {self.statistic!r}")
+        if self.statistic not in ("spearman", "kendall", "signed_rank"):
+            raise ValueError(f"statistic must be spearman, kendall or signed_rank, not {self.statistic!r}")
         if self.resamples < 99 or not 0 < self.confidence < 1:
             raise ValueError("resamples >= 99 and confidence in (0, 1)")
         if self.min_slope is not None and (self.direction == "none" or not self.min_slope > 0):
@@ -104,6 +107,13 @@ class TrendRule:
             raise ValueError(f"the floor {self.floor} must lie below the ceiling {self.ceiling}")
 
     def describe(self) -> str:
+        if self.statistic == "signed_rank":
+            return (
+                f"paired, run by run: one-sided Wilcoxon signed-rank test (sign-flip permutation), predicted "
+                f"{'above' if self.direction == 'increasing' else 'below'}: verified when p <= {self.alpha} and the "
+                f"matched-pairs rank-biserial correlation is >= {self.min_effect} in the predicted direction; refuted "
+                f"when the opposite one-sided p <= {self.alpha}; inconclusive otherwise"
+            )
         test = f"one-sided permutation test of {self.statistic}'s rank correlation"
         if self.direction == "none":
             return (
@@ -168,7 +178,8 @@ class Trend:
             {f"rule_{k}": v for k, v in rule.items()},
             p_two_sided=self.p_two_sided,
             rule_text=self.rule.describe(),
-            effect_measure=f"{self.rule.statistic} rank correlation, positive = predicted direction",
+            effect_measure=("matched-pairs rank-biserial correlation" if self.rule.statistic == "signed_rank"
+                            else f"{self.rule.statistic} rank correlation") + ", positive = predicted direction",
         )
         return numbers
 
@@ -297,6 +308,8 @@ def _slope_reaches(sign: float, interval: tuple[float, float] | None, minimum: f
 def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendRule) -> Trend:
     """Run ``rule`` on the design (``levels[i]``, ``responses[i]``); the inputs must be finite
     (the caller checks), with at least 2 distinct levels and 4 pairs."""
+    if rule.statistic == "signed_rank":
+        raise ValueError("a signed_rank rule compares pairs: claims.evidence._paired.paired_test")
     x = np.asarray(levels, dtype=float)
     y = np.asarray(responses, dtype=float)
     if x.shape != y.shape or x.ndim != 1:

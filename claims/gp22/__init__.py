@@ -18,7 +18,7 @@ from claims.gp22._batch_equivalence import (
     batch_gradients, batch_mean_matrix, batches, exact_rank, full_batch_point, minimum_norm_inverse, recovered_residuals,
 )
 from claims.gp22._experiments import (
-    Base, Design, DesignResult, DesignRunner, MEMO_SCALES, register,
+    Base, Design, DesignResult, DesignRunner, MEMO_SCALES, TRAINS_AT, register,
 )
 from claims.gp22._losses import (
     loss_value,
@@ -53,7 +53,7 @@ __all__ = [
     "Architecture", "Base", "batch_gradients", "batch_mean_matrix", "batches", "exact_rank", "full_batch_point",
     "minimum_norm_inverse", "recovered_residuals", "ConvergencePoint", "DEFAULT_ENGINE", "Design", "DesignResult",
     "DesignRunner", "ENGINES", "MEMO_SCALES", "RunConfig", "SampleGradients", "SearchResult",
-    "Setting", "balanced_chain_point", "chain_network", "collinear_dead_point", "collinear_inputs",
+    "Setting", "TRAINS_AT", "balanced_chain_point", "chain_network", "collinear_dead_point", "collinear_inputs",
     "collinearity", "dead_point", "fixed_first_layer_point", "general_position_inputs",
     "interpolation_point", "label_free_judgement", "label_free_residual", "labels_for", "loss_value",
     "nonzero_witness", "random_starts", "register", "residual_network", "search",

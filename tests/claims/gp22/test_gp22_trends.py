@@ -25,6 +25,9 @@ import pytest
 from claims import (
     TrendRule,
     check_inequality,
+    check_paired,
+    check_paired_rejected,
+    check_power,
     check_inequality_rejected,
     check_trend,
     check_trend_rejected,
@@ -35,8 +38,8 @@ from claims import (
     record_note,
     record_series,
 )
-from claims.evidence import detectable_effect, permuted_levels, recorded_series, trend_test
-from claims.gp22 import MEMO_SCALES, Base, Design, DesignResult, register
+from claims.evidence import detectable_effect, permuted_levels, recorded_series, swapped_pairs, trend_test
+from claims.gp22 import MEMO_SCALES, TRAINS_AT, Base, Design, DesignResult, register
 from claims.models import digits
 from claims.report import plot_levels
 
@@ -170,6 +173,42 @@ def healthy(result: DesignResult) -> DesignResult:
     return kept
 
 
+def trained(result: DesignResult) -> DesignResult:
+    """GP22.S32's runs: those that trained (final train accuracy >= ``TRAINS_AT``, stated before the verdicts:
+    halfway from chance to a perfect fit). The others are counted per level and left out, never judged; the
+    note gives the criterion's margin (the nearest runs on either side), so a reader sees that no run sits
+    where rounding could move it."""
+    kept = result.trained()
+    above, below = result.training_margin()
+    failed, kept_ids = {}, {id(r) for r in kept.runs}
+    for run in result.runs:
+        if id(run) not in kept_ids:
+            failed[run.level] = failed.get(run.level, 0) + 1
+    per_level = {level: sum(r.level == level for r in result.runs) for level in sorted({r.level for r in result.runs})}
+    record_note(
+        f"{result.design.architecture}, {result.design.name}: training criterion final train accuracy >= {TRAINS_AT} "
+        f"(halfway from chance to 1): " + ", ".join(f"level {level:g}: {failed.get(level, 0)} of {n} failed"
+                                                    for level, n in per_level.items())
+        + f"; left out. Margin: the nearest run above ends {above:.4f} above it, the nearest below {below:.4f} below "
+        f"({above * digits().train_size:.1f} and {below * digits().train_size:.1f} training examples)."
+    )
+    return kept
+
+
+def note_ceiling_levels(result: DesignResult, statement: str) -> dict:
+    """A note (and the case's details) naming the levels whose runs mostly sit at the rank ceiling: such a level
+    cannot show the rank rising beyond it; it is evidence only against the levels below the ceiling."""
+    ceiling, step = result.rank_ceiling()
+    saturated = result.levels_at_ceiling()
+    if saturated:
+        record_note(f"{statement}: " + "; ".join(f"level {level:g}: {at} of {n} runs at the rank ceiling {ceiling:g}"
+                                                 for level, (at, n) in saturated.items())
+                    + f" (within {step:g}, one singular value of one matrix). Such a level cannot show the rank rising "
+                    "beyond it, so it is evidence only against the levels below the ceiling; a design with more than "
+                    "half its runs there is recorded uninformative.")
+    return {"levels_at_rank_ceiling": {f"{level:g}": f"{at} of {n}" for level, (at, n) in saturated.items()}}
+
+
 def at_the_rank_ceiling(rule: TrendRule, result: DesignResult) -> TrendRule:
     """``rule`` with the response's ceiling stated: the mean rank with every matrix at full rank, and a
     band of one singular value of one matrix. A design whose runs mostly sit there cannot show a rank
@@ -178,10 +217,12 @@ def at_the_rank_ceiling(rule: TrendRule, result: DesignResult) -> TrendRule:
     return dataclasses.replace(rule, ceiling=ceiling, saturation_band=step)
 
 
-def rank_design(result: DesignResult, memo: str, transform=math.log2):
-    """The finite runs, their transformed levels, their mean Section 4.1 ranks and the details every
-    rank trend records."""
+def rank_design(result: DesignResult, memo: str, transform=math.log2, trained_only: bool = False):
+    """The finite runs (with ``trained_only``, those that also trained: ``trained``), their transformed levels,
+    their mean Section 4.1 ranks and the details every rank trend records."""
     kept = healthy(result)
+    if trained_only:
+        kept = trained(kept)
     levels = [transform(r.level) for r in kept.runs]
     ranks = [r.mean_rank() for r in kept.runs]
     details = dict(scale=kept.scale, memo_scale=MEMO_SCALES[memo], response="section41 mean rank", level="log2 level",
@@ -191,16 +232,23 @@ def rank_design(result: DesignResult, memo: str, transform=math.log2):
 
 def judge_rank_trend(
     result: DesignResult, rule: TrendRule, statement: str, memo: str, control: bool = False,
-    transform=math.log2, declare: bool = True,
+    transform=math.log2, declare: bool = True, trained_only: bool = False, power: bool = True,
 ):
     """The trend of the mean Section 4.1 rank over the design's levels (log2 of the level: the
-    designs double it), with the authors' convention as a finding beside it."""
-    kept, levels, ranks, details = rank_design(result, memo, transform)
+    designs double it), with the authors' convention as a finding beside it. ``trained_only`` (GP22.S32):
+    judged on the runs that trained (``trained``), and the design's power after the exclusions is a
+    ``check_power``: it must still detect the rule's minimum effect."""
+    kept, levels, ranks, details = rank_design(result, memo, transform, trained_only)
     rule = at_the_rank_ceiling(rule, result)
     if control:
         return check_trend_rejected(permuted_levels(levels), ranks, rule, f"{statement} (labels permuted)", **details)
     keep_runs(kept, "mean rank")
+    if trained_only:
+        details.update(note_ceiling_levels(kept, statement), trained_at_accuracy=TRAINS_AT,
+                       runs_left_out_untrained=len(healthy(result).runs) - len(kept.runs))
     trend = check_trend(levels, ranks, rule, statement, declare=declare, **details)
+    if trained_only and power:  # a finding's design power is in its note, not the claim's
+        judge_power_after_exclusions(trend, rule, statement, len(healthy(result).runs) - len(kept.runs))
     with finding("the same trend in the authors' public-code rank (sigma > 1e-3 ||W||_F)"):
         authors = [r.mean_rank("authors_code") for r in kept.runs]
         check_trend(levels, authors, rule, f"{statement} [authors' code rank]",
@@ -208,14 +256,15 @@ def judge_rank_trend(
     return trend
 
 
-def judge_zero_decay_contrast(result: DesignResult, statement: str, memo: str, control: bool = False):
+def judge_zero_decay_contrast(result: DesignResult, statement: str, memo: str, control: bool = False,
+                              trained_only: bool = False):
     """"lambda = 0 gives no rank minimization", informatively: the rank lost in training (mean rank at
     initialization minus at the end, floor 0 = no rank minimization) at lambda = 0 against lambda = 5e-3, the
     same eta, B and steps (the design ``no_decay``, own seeds per level). Predicted: the loss falls from the
     lambda > 0 level to lambda = 0 (a rank correlation with lambda in the increasing direction); a design where
     lambda > 0 did not minimize rank either (both levels at the floor) is saturated, so the test could fail
     both ways: lambda = 0 losing rank as much as lambda > 0 (inconclusive or refuted), or nothing moving."""
-    kept = healthy(result)
+    kept = trained(healthy(result)) if trained_only else healthy(result)
     levels = [1.0 if r.level > 0 else 0.0 for r in kept.runs]
     lost = [r.mean_rank(at=0) - r.mean_rank() for r in kept.runs]
     _, step = result.rank_ceiling()
@@ -229,6 +278,17 @@ def judge_zero_decay_contrast(result: DesignResult, statement: str, memo: str, c
     record_note(f"{statement}: rank lost in training at lambda = 0: mean {sum(at_zero) / max(len(at_zero), 1):.3g} over "
                 f"{len(at_zero)} runs (one singular value of one matrix moves the mean rank by {step:g}).")
     return check_trend(levels, lost, rule, statement, **details)
+
+
+def judge_power_after_exclusions(trend, rule: TrendRule, statement: str, excluded: int) -> None:
+    """The design without its untrained runs still detects the rule's minimum effect with power 0.8 (a shortfall
+    makes the claim inconclusive: the design lost its power, not the prediction)."""
+    detectable = trend.detectable_effect
+    check_power(detectable is not None and detectable <= rule.min_effect,
+                f"'{statement}': the runs that trained ({trend.n}, {excluded} untrained left out) detect the rule's "
+                f"minimum effect {rule.min_effect} with power 0.8",
+                detectable_effect=detectable, min_effect=rule.min_effect, runs=trend.n, levels=trend.levels,
+                untrained_left_out=excluded)
 
 
 FACTOR_LABELS = {"batch_size": "batch size B", "learning_rate": "learning rate eta", "weight_decay": "weight decay lambda"}
@@ -295,14 +355,16 @@ def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
     finding."""
     statement = "smaller batch size gives lower rank"
     epochs = judge_rank_trend(design_runner.result(designs(MLP)["batch"]), RULE,
-                              f"{statement} (fixed epochs, the memo's design)", "S32")
-    steps, levels, ranks, details = rank_design(design_runner.result(designs(MLP)["batch_steps"]), "S32")
+                              f"{statement} (fixed epochs, the memo's design)", "S32", trained_only=True)
+    steps, levels, ranks, details = rank_design(design_runner.result(designs(MLP)["batch_steps"]), "S32",
+                                                trained_only=True)
     keep_runs(steps, "mean rank")
     rule = at_the_rank_ceiling(RULE, steps)
     if epochs.verdict == "verified" and trend_test(levels, ranks, rule).verdict == "refuted":
         fixed_steps = check_trend(levels, ranks, rule, f"{statement} (fixed SGD steps)", declare=False, **details)
         declare_verdict("verified-with-correction", BATCH_CORRECTION)
-        epochs_levels, epochs_ranks = rank_design(design_runner.result(designs(MLP)["batch"]), "S32")[1:3]
+        epochs_levels, epochs_ranks = rank_design(design_runner.result(designs(MLP)["batch"]), "S32",
+                                                  trained_only=True)[1:3]
         record_erratum(
             "GP22.S32-E1", severity="hypothesis missing", location_kind="hypothesis",
             location="Section 3.2, 'Rank and batch size'",
@@ -331,7 +393,7 @@ def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
 @S32
 def test_s32_larger_weight_decay_gives_lower_rank(design_runner):
     trend = judge_rank_trend(design_runner.result(designs(MLP)["decay"]), TrendRule("decreasing"),
-                             "larger weight decay gives lower rank", "S32")
+                             "larger weight decay gives lower rank", "S32", trained_only=True)
     rank_figure(design_runner, [(designs(MLP)["decay"], trend)], "rank against weight decay")
 
 
@@ -341,11 +403,11 @@ def test_s32_larger_learning_rate_gives_lower_rank(design_runner):
     eta alone, so eta * lambda * steps (the shrinkage weight decay applies, Eq. (2)) grows with it; the
     confound's control, eta at a fixed eta * lambda, is a finding beside the verdict."""
     trend = judge_rank_trend(design_runner.result(designs(MLP)["rate"]), TrendRule("decreasing"),
-                             "larger learning rate gives lower rank", "S32")
+                             "larger learning rate gives lower rank", "S32", trained_only=True)
     with finding("the learning rate at a fixed eta * lambda (weight decay's shrinkage held fixed)"):
         product = judge_rank_trend(design_runner.result(designs(MLP)["rate_product"]), TrendRule("decreasing"),
                                    f"larger learning rate gives lower rank at eta * lambda = {RATE_DECAY_PRODUCT:g}",
-                                   "S32")
+                                   "S32", trained_only=True, power=False)
     rank_figure(design_runner, [(designs(MLP)["rate"], trend), (designs(MLP)["rate_product"], product)],
                 "rank against learning rate")
 
@@ -355,7 +417,8 @@ def test_s32_no_weight_decay_gives_no_rank_minimization(design_runner):
     """Sec. 3.2: "without weight decay we do not have an implicit regularization towards rank minimization":
     the rank lost in training at lambda = 0 against lambda = 5e-3 (``judge_zero_decay_contrast``)."""
     judge_zero_decay_contrast(design_runner.result(designs(MLP)["no_decay"]),
-                              "lambda = 0 gives no rank minimization (less rank lost than at lambda = 5e-3)", "S32")
+                              "lambda = 0 gives no rank minimization (less rank lost than at lambda = 5e-3)", "S32",
+                              trained_only=True)
 
 
 @pytest.mark.claim("GP22.S32", negative_control=True)
@@ -363,13 +426,13 @@ def test_s32_no_weight_decay_gives_no_rank_minimization(design_runner):
                                                ("decay", "decreasing"), ("rate", "decreasing")])
 def test_s32_permuted_labels_rejected(design_runner, design, direction):
     judge_rank_trend(design_runner.result(designs(MLP)[design]), TrendRule(direction),
-                     f"rank {direction} in {design}", "S32", control=True)
+                     f"rank {direction} in {design}", "S32", control=True, trained_only=True)
 
 
 @pytest.mark.claim("GP22.S32", negative_control=True)
 def test_s32_no_rank_minimization_permuted_labels_rejected(design_runner):
     judge_zero_decay_contrast(design_runner.result(designs(MLP)["no_decay"]),
-                              "lambda = 0 gives no rank minimization", "S32", control=True)
+                              "lambda = 0 gives no rank minimization", "S32", control=True, trained_only=True)
 
 
 # --- GP22.F2: Section 4.3 and Appendix A, sentence by sentence (MLP-BN and RES-BN) ---------------
@@ -550,26 +613,72 @@ def matrix_ranks(result: DesignResult, names: tuple[str, ...]) -> tuple[list[int
 
 
 def active_runs(result: DesignResult) -> DesignResult:
-    """App. A's profiles are stated "when the rank constraint is active": the runs of the design's
-    smallest batch size (fixed before the data: the memo's active regime is small B, large eta)."""
-    smallest = min(r.level for r in result.runs)
-    return result.where(lambda r: r.level == smallest)
+    """App. A's profiles are stated "when the rank constraint is active" of the networks trained: the runs that
+    trained (``trained``: App. A's figures are of fitted networks, and a run near chance accuracy has collapsed
+    rather than learned a profile) at the smallest batch size among them (the memo's active regime is small B).
+    Fixed before the profile's ranks were seen: at ci's scale every B = 16 run ends at train accuracy <= 0.37."""
+    kept = trained(result)
+    smallest = min(r.level for r in kept.runs)
+    return kept.where(lambda r: r.level == smallest)
+
+
+PROFILE = TrendRule("increasing", statistic="signed_rank", alpha=0.05, min_effect=0.5, ceiling=32.0,
+                    saturation_band=0.5)
+"""App. A's MLP profile, each end of the stack against its middle, in each run: one-sided Wilcoxon signed-rank
+test of (the end matrix's rank - the mean rank of the mid-layers), alpha 0.05, effect (matched-pairs rank-biserial
+correlation) >= 0.5: "larger" as the typical structure of a trained network, the end above the middle in at least
+three runs of four (r = 2q - 1 when a share q of like-sized differences is positive). A hidden matrix's rank is at
+most the width 32: a run with both sides there shows nothing (half a singular value of band)."""
+MLP_HIDDEN = tuple(f"hidden{l}" for l in range(1, 5))
+BOTTOM, MIDDLE, TOP = MLP_HIDDEN[:1], MLP_HIDDEN[1:-1], MLP_HIDDEN[-1:]
+"""MLP-4-32's hidden matrices: the bottom (64 -> 32), the two mid-layers, the top (the last 32 x 32). The output
+matrix (10 x 32) is left out: its rank is capped by the 10 classes, not by training."""
+
+
+def judge_profile_end(result: DesignResult, end: tuple[str, ...], statement: str, control: bool = False):
+    """One end of the MLP stack against its mid-layers (``PROFILE``), run by run; the design's power to detect
+    the rule's minimum effect is a ``check_power``. The control: the same check with the two labels swapped in
+    half the runs (``swapped_pairs``)."""
+    compared = [run.mean_rank(matrices=end) for run in result.runs]
+    middle = [run.mean_rank(matrices=MIDDLE) for run in result.runs]
+    details = dict(scale=result.scale, memo_scale=MEMO_SCALES["F2"], end_matrices=list(end), middle_matrices=list(MIDDLE),
+                   batch_size=result.runs[0].level, response="Section 4.1 rank (mean over the named matrices)")
+    if control:
+        return check_paired_rejected(*swapped_pairs(compared, middle), PROFILE, f"{statement} (labels swapped)",
+                                     **details)
+    above = sum(c > m for c, m in zip(compared, middle))
+    means = {n: sum(r.mean_rank(matrices=(n,)) for r in result.runs) / len(result.runs) for n in MLP_HIDDEN}
+    record_note(f"F2 (MLP profile) '{statement}': the end above the middle in {above} of {len(compared)} runs; ranks "
+                f"(mean over runs) {', '.join(f'{n} {v:.2f}' for n, v in means.items())}.")
+    trend = check_paired(compared, middle, PROFILE, statement, **details)
+    check_power(trend.detectable_effect is not None and trend.detectable_effect <= PROFILE.min_effect,
+                f"'{statement}': {trend.n} runs detect the minimum effect {PROFILE.min_effect} with power 0.8",
+                detectable_effect=trend.detectable_effect, min_effect=PROFILE.min_effect, runs=trend.n)
+    return trend
+
+
+PROFILE_ENDS = pytest.mark.parametrize("end, statement", [
+    (BOTTOM, "MLP: the bottom layer has larger rank than the mid-layers"),
+    (TOP, "MLP: the top layer has larger rank than the mid-layers"),
+])
 
 
 @F2
 def test_f2_mlp_rank_profile_is_an_encoder_decoder_bottleneck(design_runner):
-    """App. A: "for MLPs ... the ranks of the bottom and top layers are larger than the ranks of the
-    mid-layers": rank rises with the distance of a hidden matrix from the middle of the stack. The
-    output matrix (10 x 32) is left out: its rank is capped by the 10 classes, not by training."""
+    """App. A: "for MLPs we obtain an encoder-decoder structure in which the ranks of the bottom and top layers are
+    larger than the ranks of the mid-layers": each end against the middle, as the memo says it, each its own paired
+    test (``judge_profile_end``); the statement holds only if both ends are above the middle, so the test's verdict
+    is the weaker of the two (a rank correlation over the distance from the middle let the bottom matrix alone carry
+    a U-shape the top did not show)."""
     result = active_runs(healthy(design_runner.result(designs(MLP)["batch"])))
-    names = tuple(f"hidden{l}" for l in range(1, 5))
-    positions, ranks = matrix_ranks(result, names)
-    middle = (len(names) - 1) / 2
-    # a hidden matrix's rank is at most the width: runs mostly at full rank show no profile
-    check_trend([abs(p - middle) for p in positions], ranks, dataclasses.replace(RULE, ceiling=32.0, saturation_band=0.5),
-                "MLP: bottom and top layers have larger rank than the mid-layers",
-                scale=result.scale, memo_scale=MEMO_SCALES["F2"], matrices=list(names),
-                level="distance of the hidden matrix from the middle of the stack")
+    for end, statement in PROFILE_ENDS.args[1]:
+        judge_profile_end(result, end, statement)
+
+
+@pytest.mark.claim("GP22.F2", negative_control=True)
+@PROFILE_ENDS
+def test_f2_mlp_rank_profile_swapped_labels_rejected(design_runner, end, statement):
+    judge_profile_end(active_runs(healthy(design_runner.result(designs(MLP)["batch"]))), end, statement, control=True)
 
 
 @F2

@@ -22,7 +22,7 @@ from claims.evidence._trend import Trend, TrendRule
         ({"alpha": 0.5}, "alpha must lie in (0, 0.5), not 0.5"),
         ({"min_effect": 0.0}, "min_effect is a rank correlation in (0, 1), not 0.0"),
         ({"min_effect": 1.0}, "min_effect is a rank correlation in (0, 1), not 1.0"),
-        ({"statistic": "pearson"}, "statistic must be spearman or kendall, not 'pearson'"),
+        ({"statistic": "pearson"}, "statistic must be spearman, kendall or signed_rank, not 'pearson'"),
         ({"resamples": 98}, "resamples >= 99 and confidence in (0, 1)"),
         ({"confidence": 0.0}, "resamples >= 99 and confidence in (0, 1)"),
         ({"confidence": 1.0}, "resamples >= 99 and confidence in (0, 1)"),

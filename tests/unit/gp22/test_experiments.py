@@ -116,3 +116,27 @@ def test_a_program_of_more_than_arm_runs_is_cut_into_equal_arms(monkeypatch):
               for arm, labels in pairs for level, seed, index in labels]
     assert sorted((level, seed) for _, _, level, seed in placed) == sorted((level, seed) for level, seed, _ in rate.runs())
     assert all(rate_ == level and seed_ == seed for rate_, seed_, level, seed in placed)
+
+
+def fabricated(accuracies_and_ranks) -> _experiments.DesignResult:
+    """A DesignResult of MLP-4-32 runs with the given (level, final train accuracy, rank of every matrix)."""
+    design = Design("fabricated", "MLP-4-32", "learning_rate", (0.1, 0.2), BASE, seeds=1, length=1)
+    names = ("hidden1", "hidden2", "hidden3", "hidden4", "output")
+    runs = [_experiments.RunResult(level, seed, {"train_accuracy": [0.1, accuracy], "nonfinite": False,
+                                                 "section41_ranks": {n: [32, rank if n != "output" else 10]
+                                                                     for n in names}}, {})
+            for seed, (level, accuracy, rank) in enumerate(accuracies_and_ranks)]
+    return _experiments.DesignResult(design, runs, {}, 0.0)
+
+
+def test_trained_keeps_the_runs_at_the_criterion_and_the_margin_names_the_nearest_runs():
+    result = fabricated([(0.1, 0.9, 20), (0.1, 0.56, 20), (0.2, 0.3, 5), (0.2, _experiments.TRAINS_AT, 6)])
+    assert [r.seed for r in result.trained().runs] == [0, 1, 3]
+    above, below = result.training_margin()
+    assert above == 0.0 and below == pytest.approx(_experiments.TRAINS_AT - 0.3)
+
+
+def test_levels_at_ceiling_are_those_with_most_runs_within_one_singular_value_of_full_rank():
+    # MLP-4-32 on digits: full mean rank (4 * 32 + 10) / 5 = 27.6, one singular value of one matrix 0.2
+    result = fabricated([(0.1, 0.9, 32), (0.1, 0.9, 32), (0.1, 0.9, 20), (0.2, 0.9, 32), (0.2, 0.9, 20)])
+    assert result.levels_at_ceiling() == {0.1: (2, 3)}
