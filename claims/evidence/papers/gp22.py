@@ -261,13 +261,12 @@ CLAIMS: tuple[Claim, ...] = (
         kind="trend",
         notes=(),
         tested_as=(
-            "Not tested yet (issue 37: no test written in its time). Planned: the parenthetical '(and its slope)', d "
-            "itself being GP22.F1's: on GP22.F1's own runs (the same design "
-            "and session cache, no training of its own), the slope of d against the epoch over the last decade of "
-            "epochs, |least-squares slope| per run, log10 |slope| at lambda = 0 against lambda > 0 (runs whose "
-            "weights went to zero left out, as printed), 'orders of magnitude' read as two decades as in GP22.F1: "
-            "the Theil-Sen slope between the groups with its interval above 2; the control the same rule on "
-            "permuted levels. At ci's 100 epochs d_lambda is still in its transient (GP22.F1's pilot)."
+            "On GP22.F1's own runs (the same design and session cache, no training of its own): the slope of d "
+            "against the epoch over the last decade of epochs [T/10, T] (least squares), |slope| per run, log10 "
+            "|slope| at lambda = 0 against lambda > 0 (runs whose weights went to zero left out, as printed); "
+            "'orders of magnitude' read as two decades, as in GP22.F1: the Theil-Sen slope between the groups "
+            "with its 90 % interval above 2, at the length trained (ci: 100 epochs, where GP22.F1's pilot finds "
+            "d_lambda still in its transient; nightly: the memo's 2000). Control: the same rule on permuted levels."
         ),
         setting=Setting(
             paper=_MEMO_FIG1,

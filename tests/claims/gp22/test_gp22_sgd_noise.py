@@ -299,3 +299,56 @@ def test_f1_controls_rejected(design_runner, loss):
     permuted labels must both reject."""
     judge_lower_bound(design_runner, loss, control=True)
     judge_magnitude(design_runner, loss, control=True)
+
+
+# ---------------------------------------------------------------- GP22.F1S: "(and its slope)"
+
+F1S = pytest.mark.claim("GP22.F1S")
+
+
+def last_decade_rate(run) -> float:
+    """|d'|: the absolute least-squares slope of d against the epoch over the records in [T/10, T] (how fast d
+    still changes there, per epoch)."""
+    epochs = np.asarray(run.arm["recorded_epochs"], dtype=float)
+    distance = np.asarray(run.record["distance"], dtype=float)
+    keep = (epochs >= epochs[-1] / 10) & (epochs > 0)
+    return abs(float(np.polyfit(epochs[keep], distance[keep], 1)[0]))
+
+
+def judge_slope_magnitude(design_runner, loss: str, control: bool) -> None:
+    """Section 4.2's '(and its slope)': log10 |d'| over the last decade (``last_decade_rate``), lambda = 0 (level
+    0) against lambda > 0 (level 1, runs that went to W = 0 left out, as printed), by ``ORDERS_OF_MAGNITUDE``
+    (two decades, the Theil-Sen slope's interval above 2), at the length trained (its scale in the verdict);
+    the control: the same rule on permuted levels."""
+    result, table, _ = prepared(design_runner, loss)
+    for lam in LAMBDAS[1:]:
+        zero = [math.log10(last_decade_rate(run)) for run in table[0.0].values()]
+        moving = [math.log10(last_decade_rate(run)) for run in table[lam].values() if not collapsed(run)]
+        if len(moving) < 2:
+            record_note(f"F1S ({loss}, lambda = {lam:g}): {len(moving)} runs kept moving; no comparison.")
+            continue
+        levels = [0.0] * len(zero) + [1.0] * len(moving)
+        statement = (f"{loss}: the slope of d(W_t+1, W_t) at lambda = 0 is {size_stated(ORDERS_OF_MAGNITUDE)} "
+                     f"lambda = {lam:g}'s over epochs {EPOCHS // 10}-{EPOCHS}")
+        numbers = details(result, response="log10 |slope of d per epoch| over the last decade",
+                          level="0: lambda = 0, 1: lambda > 0")
+        if control:
+            check_trend_rejected(permuted_levels(levels), zero + moving, ORDERS_OF_MAGNITUDE, statement, **numbers)
+            continue
+        ratios = sorted(10 ** (b - a) for a in zero for b in moving)
+        record_note(f"F1S ({loss}, lambda = {lam:g}): |slope of d|_lambda / |slope of d|_0 over epochs "
+                    f"{EPOCHS // 10}-{EPOCHS}, cross pairs: median {statistics.median(ratios):.3g}, range "
+                    f"{ratios[0]:.3g} to {ratios[-1]:.3g}.")
+        check_trend(levels, zero + moving, ORDERS_OF_MAGNITUDE, statement, **numbers)
+
+
+@F1S
+@LOSSES
+def test_f1s_without_weight_decay_the_slope_of_d_is_orders_of_magnitude_smaller(design_runner, loss):
+    judge_slope_magnitude(design_runner, loss, control=False)
+
+
+@pytest.mark.claim("GP22.F1S", negative_control=True)
+@LOSSES
+def test_f1s_control_on_permuted_levels_is_rejected(design_runner, loss):
+    judge_slope_magnitude(design_runner, loss, control=True)
