@@ -11,11 +11,11 @@ single path by exhaustive search, how the restarts found an optimum), ``_solver`
 (``solve_escape``: the stages together), ``_clarke`` (the Clarke form of Definition 2.1 at kinks);
 ``_linear`` (Section 5: linear networks' L_0, optimal speed sigma_1(G X^T), search, flow, rank-one and
 balance measures); ``_tails`` (Section 5's plateau remark: from which layer a direction's W_l are rank
-one and its ReLUs act as the identity, the single path as a parameter vector); ``_flows`` (gradient flow on L_0, Proposition 2.2's closed
-forms, escape times, the output bound), ``_bounds`` (Theorem 3.1 / A.7 and Proposition 3.3 / A.5:
-the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_one_neuron`` (Section 4: what a network with a rank-one first
-layer computes), ``_relu_balance`` (Section 5, conjecture (3): weak and strong balancedness of ReLU
-networks along the flow), ``_small_init``
+one and its ReLUs act as the identity, the single path as a parameter vector); ``_flows`` (gradient flow on L_0,
+Proposition 2.2's closed forms, escape times, the output bound), ``_bounds`` (Theorem 3.1 / A.7 and Proposition 3.3 /
+A.5: the layer ratios and their bounds), ``_width_sweep`` (Example 1, Section 4), ``_one_neuron`` (Section 4: what a
+network with a rank-one first layer computes), ``_relu_balance`` (Section 5, conjecture (3): weak and strong
+balancedness of ReLU networks along the flow), ``_small_init``
 (Section 3.3: gradient descent from small initialization on digits).
 """
 
@@ -87,7 +87,8 @@ __all__ = [
     "optimal_linear_direction", "optimal_linear_speed", "rank_one_ratios", "rank_one_rounding", "rank_one_start",
     "speed_rounding",
     "linear_tail", "rank_one_tail", "single_path_direction",
-    "SphereFlow", "STimeSolution", "residual_lipschitz", "residual_rounding", "s_time_flow", "sphere_flow", "tangential_residual",
+    "SphereFlow", "STimeSolution", "residual_lipschitz", "residual_rounding", "s_time_flow", "sphere_flow",
+    "tangential_residual",
     "ClarkeStationarity", "clarke_pattern", "clarke_stationarity", "generalized_gradient", "kink_tangent_step",
     "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",
     "PlateauRule", "S1", "S2", "SCHEMES", "SUCCESS_MARGIN", "SmallInitConfig", "absolute_forward",
@@ -101,7 +102,8 @@ __all__ = [
     "p34_mth_smallest", "p34_required", "parameter_count", "path_speeds", "per_run_pgd",
     "perturbation_test",
     "radial_rate", "random_instance", "random_starts", "rebuild_numbers", "rounding_depth", "run_seed", "search_spread",
-    "shapes_of", "single_path_speed", "solve_escape", "speed_error", "sphere_speed_error", "speed_upper_bound", "speeds",
-    "t31_bound", "t31_bound_appendix", "t31_bound_tolerance", "t31_constant", "t31_constant_appendix", "train_on_digits", "unflatten",
+    "shapes_of", "single_path_speed", "solve_escape", "speed_error", "sphere_speed_error", "speed_upper_bound",
+    "speeds", "t31_bound", "t31_bound_appendix", "t31_bound_tolerance", "t31_constant", "t31_constant_appendix",
+    "train_on_digits", "unflatten",
     "width_sweep",
 ]

@@ -92,8 +92,9 @@ class EscapeDirection:
             depth=self.depth, shapes=[list(s) for s in self.shapes], speed=self.speed, residual=self.residual,
             residual_max=self.residual_max, residual_bound=self.residual_bound,
             margin=self.margin if math.isfinite(self.margin) else None,
-            kinks=len(self.kinks), kink_units=len({(l, i) for l, i, _ in self.kinks}), vanished_units=len(self.vanished),
-            kkt_residual=self.kkt_residual, restarts=self.restarts, agreeing=self.agreeing, warm_starts=self.warm_starts,
+            kinks=len(self.kinks), kink_units=len({(l, i) for l, i, _ in self.kinks}),
+            vanished_units=len(self.vanished), kkt_residual=self.kkt_residual, restarts=self.restarts,
+            agreeing=self.agreeing, warm_starts=self.warm_starts,
         )
 
 

@@ -166,7 +166,8 @@ def clarke_stationarity(rho: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: t
     bound = gamma(k) * (absolute_gradient[0] + float(absolute_value[0]) * rho.abs())
     return ClarkeStationarity(
         speed=speed, kinks=pattern.kinks, slopes=slopes_tensor, signals=signals,
-        multipliers=-slopes_tensor * signals, residual=generalized_gradient(rho, shapes, x, g, pattern, slopes) + target,
+        multipliers=-slopes_tensor * signals,
+        residual=generalized_gradient(rho, shapes, x, g, pattern, slopes) + target,
         bound=bound, scale=abs(speed) * math.sqrt(len(shapes)), gradient_residual=plain_gradient[0] + target,
         one_sided_residual=generalized_gradient(rho, shapes, x, g, pattern, np.ones(count)) + target,
     )

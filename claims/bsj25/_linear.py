@@ -88,9 +88,9 @@ def optimal_linear_direction(x: torch.Tensor, g: torch.Tensor, shapes: Shapes, s
 
 
 def rank_one_start(shapes: Shapes, scales: Sequence[float], seed: int) -> torch.Tensor:
-    """A rank-one start W_l = c_l a_l a_{l-1}^T with random unit vectors a_0..a_L (``seed``) and ``scales`` c_l: balanced
-    exactly when every c_l is the same (W_l^T W_l = c_l^2 a_{l-1} a_{l-1}^T, W_{l-1} W_{l-1}^T = c_{l-1}^2 a_{l-1}
-    a_{l-1}^T); not an escape direction in general."""
+    """A rank-one start W_l = c_l a_l a_{l-1}^T with random unit vectors a_0..a_L (``seed``) and ``scales`` c_l:
+    balanced exactly when every c_l is the same (W_l^T W_l = c_l^2 a_{l-1} a_{l-1}^T, W_{l-1} W_{l-1}^T = c_{l-1}^2
+    a_{l-1} a_{l-1}^T); not an escape direction in general."""
     gen = torch.Generator().manual_seed(seed)
     dims = [shapes[0][1]] + [rows for rows, _ in shapes]
     vectors = []

@@ -205,7 +205,8 @@ class FrozenKKT:
         return out
 
 
-def independent_kinks(pattern: Pattern, theta: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> Pattern:
+def independent_kinks(pattern: Pattern, theta: torch.Tensor, shapes: Shapes, x: torch.Tensor,
+                      g: torch.Tensor) -> Pattern:
     """The pattern with its kink constraints reduced to a linearly independent set at ``theta``
     (pivoted QR of the constraint Jacobian, columns with |R_jj| > 1e-8 |R_11| kept): samples on one
     line through the origin (x and -x) give the same constraint twice, which SLSQP cannot take."""
@@ -323,8 +324,8 @@ def polish(rho: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, 
     ``independent_kinks``) and solve the frozen problem's KKT system by ``newton_kkt``; when that does
     not converge (residual above ``CONVERGED`` s sqrt(L)) or leaves the pattern's region, minimize the
     frozen problem on the sphere first (``sphere_minimize``, SLSQP) and finish with Newton; at most
-    ``rounds`` times, each from the last point (without ``fallback``: Newton only). Returns (rho, KKT residual norm, the pattern) of the
-    first converged, consistent point, else the search result itself (residual NaN, no pattern)."""
+    ``rounds`` times, each from the last point (without ``fallback``: Newton only). Returns (rho, KKT residual norm, the
+    pattern) of the first converged, consistent point, else the search result itself (residual NaN, no pattern)."""
     theta = rho
     for _ in range(rounds):
         pattern = identify_pattern(theta, shapes, x)

@@ -56,7 +56,8 @@ def _simplex_refine(x: torch.Tensor, g: torch.Tensor, q: torch.Tensor) -> tuple[
 
         simplex = np.vstack([np.zeros(dims), scale * np.eye(dims)])
         result = minimize(negative_speed, np.zeros(dims), method="Nelder-Mead",
-                          options=dict(xatol=1e-15, fatol=1e-17, maxiter=200 * dims * dims + 2000, initial_simplex=simplex))
+                          options=dict(xatol=1e-15, fatol=1e-17, maxiter=200 * dims * dims + 2000,
+                                       initial_simplex=simplex))
         point = at(point, basis, result.x)
     refined = torch.from_numpy(point)
     return float(path_speeds(x, g, refined[None])[0]), refined

@@ -138,7 +138,8 @@ def loss_and_gradient(
     if runs <= block:
         return _block_loss_and_gradient(weights, x, onehot)
     parts = [_block_loss_and_gradient([w[i:i + block] for w in weights], x, onehot) for i in range(0, runs, block)]
-    return torch.cat([loss for loss, _ in parts]), [torch.cat([g[layer] for _, g in parts]) for layer in range(len(weights))]
+    return (torch.cat([loss for loss, _ in parts]),
+            [torch.cat([g[layer] for _, g in parts]) for layer in range(len(weights))])
 
 
 def _block_loss_and_gradient(
@@ -331,9 +332,9 @@ class PlateauRule:
     def describe(self) -> str:
         return (
             f"first loss drop: first step with loss <= {1 - self.drop_fraction:g} x its initial value; first plateau: "
-            f"the first step >= {self.window} steps later whose relative loss decrease per step, averaged over the last "
-            f"{self.window} steps, is <= {self.rate_fraction:g} x the largest since the drop; second drop: the loss "
-            f"again {self.drop_fraction:g} below its plateau value"
+            f"the first step >= {self.window} steps later whose relative loss decrease per step, averaged over the "
+            f"last {self.window} steps, is <= {self.rate_fraction:g} x the largest since the drop; second drop: the "
+            f"loss again {self.drop_fraction:g} below its plateau value"
         )
 
 

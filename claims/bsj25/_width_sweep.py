@@ -212,14 +212,16 @@ class SweepResult:
     continued: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)
     wall_time: dict[int, float] = field(default_factory=dict)
 
-    def successes(self, scheme: str, width: int, continued: bool = False, margin: float = SUCCESS_MARGIN) -> torch.Tensor:
+    def successes(self, scheme: str, width: int, continued: bool = False,
+                  margin: float = SUCCESS_MARGIN) -> torch.Tensor:
         speeds = (self.continued if continued else self.speeds)[(scheme, width)]
         return speeds > S1 + margin
 
     def success_rates(self, scheme: str, continued: bool = False, margin: float = SUCCESS_MARGIN) -> dict[int, float]:
         return {w: float(self.successes(scheme, w, continued, margin).to(DTYPE).mean()) for w in self.widths}
 
-    def design(self, scheme: str, continued: bool = False, margin: float = SUCCESS_MARGIN) -> tuple[list[float], list[float]]:
+    def design(self, scheme: str, continued: bool = False,
+               margin: float = SUCCESS_MARGIN) -> tuple[list[float], list[float]]:
         """(log2 width, success 0/1) for every run of ``scheme``: the trend test's design."""
         levels, responses = [], []
         for width in self.widths:
@@ -284,7 +286,8 @@ def cached_width_sweep(
     return width_sweep(widths, runs, schemes, schedule, continuation, seed)
 
 
-def odds_ratio_per_doubling(levels: Sequence[float], successes: Sequence[float], iterations: int = 100) -> dict[str, Any]:
+def odds_ratio_per_doubling(levels: Sequence[float], successes: Sequence[float],
+                            iterations: int = 100) -> dict[str, Any]:
     """Logistic regression of success on log2(width) by Newton's method: the odds ratio per
     doubling exp(beta) with its Wald 95% interval. Under complete separation (or a constant
     response) the maximum-likelihood slope does not exist: ``separated`` is True and no ratio is

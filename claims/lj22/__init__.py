@@ -21,7 +21,8 @@ from claims.lj22._laws import (
     twin_balances, vertex_balances,
 )
 from claims.lj22._limits import (
-    DoublingPath, appendix_e_drifts, appendix_e_terms, corollary1_start, doubling_lengths, follow_doublings, growth_exponents, layer_series,
+    DoublingPath, appendix_e_drifts, appendix_e_terms, corollary1_start, doubling_lengths, follow_doublings,
+    growth_exponents, layer_series,
     linearly_separable, pair_alignments, theorem2_network_dense_tail, theorem2_network_through_frozen_layer,
     unseparable_data,
 )
@@ -50,10 +51,12 @@ __all__ = [
     "convolution_chain", "convolution_chain_invariants", "corollary1_network", "corollary1_start",
     "definition8_matrix", "doubling_lengths", "drift_study", "follow_doublings", "growth_exponents",
     "layer_series", "linearly_separable", "pair_alignments", "theorem2_network_dense_tail",
-    "theorem2_network_through_frozen_layer", "unseparable_data", "eq13_offset", "eq13_offset_through_block", "eq13_offset_through_convolutions",
+    "theorem2_network_through_frozen_layer", "unseparable_data", "eq13_offset", "eq13_offset_through_block",
+    "eq13_offset_through_convolutions",
     "eq13_vc_convolutions", "eq84_offset", "frobenius_sq", "gram_balance", "instantaneous_rate",
     "layer_balance", "layer_rates", "lemma11_offset", "lemma11_sides", "norm_ratio",
-    "normalized_flow", "order_studies", "organization_pairs", "random_parameters", "separable_data", "shared_balance", "spectral_sq",
+    "normalized_flow", "order_studies", "organization_pairs", "random_parameters", "separable_data", "shared_balance",
+    "spectral_sq",
     "theorem2_network", "theorem2_network_through_block", "theorem2_network_with_convolutions",
     "trajectory_instance", "twin_balance", "vertex_balance",
 ]

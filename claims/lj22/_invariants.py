@@ -217,7 +217,8 @@ class DriftStudy:
         a0, b0 = (restrict(t[index]) for t in self.start[name])
         a, b = (restrict(t[index]) for t in self.finals[name][-1])
         floors = [
-            float((2 * math.sqrt(steps) * EPS + gamma(self.n_edges)) * (restrict(at[index]).norm() + restrict(bt[index]).norm()))
+            float((2 * math.sqrt(steps) * EPS + gamma(self.n_edges))
+                  * (restrict(at[index]).norm() + restrict(bt[index]).norm()))
             for steps, (at, bt) in zip(self.step_counts, self.finals[name])
         ]
         drifts = self.drifts(name, index, keep)

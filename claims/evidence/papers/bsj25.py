@@ -55,8 +55,8 @@ CLAIMS: tuple[Claim, ...] = (
         notes=(),
         tested_as=(
             "The solver that finds escape directions (the tool for the claims below) on random data, Example 1 and "
-            "positive inputs; the report gives its residual ||grad L_0(rho) + s rho||; at optima on ReLU kinks the Clarke "
-            "form (relu'(0) = t_k in [0, 1], the polish's kink multipliers) with its residual."
+            "positive inputs; the report gives its residual ||grad L_0(rho) + s rho||; at optima on ReLU kinks the "
+            "Clarke form (relu'(0) = t_k in [0, 1], the polish's kink multipliers) with its residual."
         ),
     ),
     Claim(
@@ -207,7 +207,8 @@ CLAIMS: tuple[Claim, ...] = (
         tested_as=(
             "The authors' doubt as a statement: no escape direction of Example 1 (depth 3) is faster than s2 = 1/2. "
             "A batched search of ||theta||^2 = 3 (the solver's restarts, refined and polished) at widths 4-6 (8 under "
-            "nightly): the fastest speed found is at most 1/2 to rounding, and the search reaches 1/2 from random starts."
+            "nightly): the fastest speed found is at most 1/2 to rounding, and the search reaches 1/2 from random "
+            "starts."
         ),
         extraction="Footnote 2, attached to the paragraph after Example 1's proof (Section 4).",
     ),
@@ -215,11 +216,12 @@ CLAIMS: tuple[Claim, ...] = (
         id="BSJ25.S22",
         paper="BSJ25",
         ref="Section 2.2",
-        title="theta_bar(s) does not depend on alpha; ||theta(s_1)|| = C alpha; theta_bar(s) converges to an escape direction",
+        title="theta_bar(s) does not depend on alpha; ||theta(s_1)|| = C alpha; theta_bar(s) converges to an escape "
+              "direction",
         statement=(
             "Note that the dynamics of theta_bar(s) (in reparametrized s-time) are unaffected by multiplying the "
-            "initialization theta_0 by a factor alpha > 0. Therefore the time s_1 of convergence to an escape direction "
-            "is independent of alpha, and at the time s_1, the parameter norm will depend linearly on alpha: "
+            "initialization theta_0 by a factor alpha > 0. Therefore the time s_1 of convergence to an escape "
+            "direction is independent of alpha, and at the time s_1, the parameter norm will depend linearly on alpha: "
             "||theta(s_1)|| = C alpha for some C > 0. [...] since the normalized parameters theta_bar(s) follow GF "
             "restricted to the sphere, they will converge to an escape direction."
         ),
@@ -229,13 +231,14 @@ CLAIMS: tuple[Claim, ...] = (
             "Gradient flow on L_0 (DOP853, rtol 1e-12) from alpha theta_0 for several alpha, s-time from "
             "ds/dt = ||theta||^{L-2} (Section 2.1: t(s) = int_0^s ||theta(s_1)||^{2-L} ds_1) integrated with the flow: "
             "theta_bar at matched s agrees across alpha to the integrator's tolerance, ||theta(s_1)|| / alpha is one "
-            "constant, and theta_bar at large s satisfies Definition 2.1's stationarity (rescaled to the radius-sqrt(L) "
-            "sphere) to the flow's remaining motion."
+            "constant, and theta_bar at large s satisfies Definition 2.1's stationarity (rescaled to the "
+            "radius-sqrt(L) sphere) to the flow's remaining motion."
         ),
         extraction=(
-            "Section 2.2, first paragraph after Proposition 2.2's escape time and the paragraph 'Note that the dynamics "
-            "of theta_bar(s)'; s-time as Section 2.1 defines it (its printed 's(t) = int_0^s ||theta(s_1)||^{L-2} ds_1' "
-            "read as t(s) = int_0^s ||theta(s_1)||^{2-L} ds_1, the form printed for t(s) two lines later)."
+            "Section 2.2, first paragraph after Proposition 2.2's escape time and the paragraph 'Note that the "
+            "dynamics of theta_bar(s)'; s-time as Section 2.1 defines it (its printed 's(t) = int_0^s "
+            "||theta(s_1)||^{L-2} ds_1' read as t(s) = int_0^s ||theta(s_1)||^{2-L} ds_1, the form printed for t(s) "
+            "two lines later)."
         ),
     ),
     Claim(
@@ -373,9 +376,9 @@ CLAIMS: tuple[Claim, ...] = (
         kind="identity",
         notes=(),
         tested_as=(
-            "Exactly (rational arithmetic): networks with a rank-one first layer (any later layers, depths 2-6) against "
-            "u sigma(v^T x) + w sigma(-v^T x); the width-one problem W_1 = [cos phi, sin phi], W_l = [1], W_L = [+-1] "
-            "at depths 3-6 (sympy): speed sqrt(2) - 1 at phi = pi j / 4."
+            "Exactly (rational arithmetic): networks with a rank-one first layer (any later layers, depths 2-6) "
+            "against u sigma(v^T x) + w sigma(-v^T x); the width-one problem W_1 = [cos phi, sin phi], W_l = [1], W_L "
+            "= [+-1] at depths 3-6 (sympy): speed sqrt(2) - 1 at phi = pi j / 4."
         ),
         extraction="Section 4, the paragraph after Example 1 (proof sketch), parenthesis; Appendix C.1.",
     ),
@@ -445,8 +448,8 @@ CLAIMS: tuple[Claim, ...] = (
         ),
         kind="trend",
         notes=(),
-        tested_as="Full-batch GD on real data shipped with a package (scikit-learn's digits) in place of MNIST, at this "
-        "machine's scale.",
+        tested_as="Full-batch GD on real data shipped with a package (scikit-learn's digits) in place of MNIST, at "
+                  "this machine's scale.",
         setting=Setting(
             paper=(
                 ("dataset", "MNIST (Section 3.3, Appendix B)"),

@@ -157,12 +157,13 @@ CLAIMS: tuple[Claim, ...] = (
         kind="identity",
         notes=(),
         tested_as=(
-            "As the memo's argument makes it precise: Eq. (6) for every batch of size B is A_B r = b, r_i = l'_i d f(x_i)"
-            "/d theta + 2 lambda theta (Eq. (9)), A_B the batch-mean matrix. A_B has rank m (exactly, in Fractions) and "
-            "its minimum-norm inverse recovers every r_i from the autograd batch gradients (up to the float64 bound) for "
-            "every B < m, so every batch gradient vanishes iff every r_i does (the B = 1 convergence points): on drawn "
-            "ReLU chains at arbitrary points and at constructed convergence points. The control: B = m, where A_m has "
-            "rank 1, the same recovery fails, and a constructed stationary point of full-batch GD is no B = 1 point."
+            "As the memo's argument makes it precise: Eq. (6) for every batch of size B is A_B r = b, r_i = l'_i d "
+            "f(x_i)/d theta + 2 lambda theta (Eq. (9)), A_B the batch-mean matrix. A_B has rank m (exactly, in "
+            "Fractions) and its minimum-norm inverse recovers every r_i from the autograd batch gradients (up to the "
+            "float64 bound) for every B < m, so every batch gradient vanishes iff every r_i does (the B = 1 "
+            "convergence points): on drawn ReLU chains at arbitrary points and at constructed convergence points. The "
+            "control: B = m, where A_m has rank 1, the same recovery fails, and a constructed stationary point of "
+            "full-batch GD is no B = 1 point."
         ),
     ),
     Claim(

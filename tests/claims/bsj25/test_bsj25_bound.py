@@ -544,11 +544,12 @@ def test_theorem_31_at_computed_optima():
     record_figure(
         plot_layer_bounds(list(keep.values()), title="Theorem 3.1: per-layer ratios and the bound"),
         "ratios against the bound",
-        caption=("The three ratios of Theorem 3.1 at each layer l of the computed optimal escape directions (markers, log "
-                 "scale; 1e-12 stands for 0 and anything below) and the bound 8 c l^{-1/2} / (1 - c l^{-1/2}) (lines, "
-                 "where positive), one panel per family, one color per instance (the cut family: eps = 0.05, one data set, at its "
-                 "deepest network); the bound is negative at every layer of the random and digits instances. Only the first "
-                 "layer's ||Z^s_1 - Z_1||^2 / ||Z_1||^2 of the cut family is above the floor."),
+        caption=("The three ratios of Theorem 3.1 at each layer l of the computed optimal escape directions (markers, "
+                 "log scale; 1e-12 stands for 0 and anything below) and the bound 8 c l^{-1/2} / (1 - c l^{-1/2}) "
+                 "(lines, where positive), one panel per family, one color per instance (the cut family: eps = 0.05, "
+                 "one data set, at its deepest network); the bound is negative at every layer of the random and "
+                 "digits instances. Only the first layer's ||Z^s_1 - Z_1||^2 / ||Z_1||^2 of the cut family is above "
+                 "the floor."),
         scale=f"{len(t31_chains())} instances, depths {sorted({f.depth for c in t31_chains() for f in c.optima})}, "
               f"best of {RESTARTS} restarts (+ the deepened shallower optimum)",
     )
@@ -558,11 +559,12 @@ def t31_errata(tally):
     chain = t31_chains()[0]
     instance, found = chain.instance, chain.optima[0]
     record_erratum(
-        "BSJ25.T31-E1", severity="sign or typo", location_kind="statement", location="Theorem 3.1 / A.7, the optimal speed s*",
+        "BSJ25.T31-E1", severity="sign or typo", location_kind="statement",
+        location="Theorem 3.1 / A.7, the optimal speed s*",
         printed="with optimal speed s* = min_{||theta||^2 = L} Tr[G^T f_theta(X)]",
-        corrected="s* = -min_{||theta||^2 = L} Tr[G^T f_theta(X)] > 0 (the speed of Definition 2.1): the printed minimum "
-                  "is negative at an escape direction, and c = a sqrt(2 log a), a = ||X||_F ||G||_F / s*, is then the "
-                  "root of the log of a negative number",
+        corrected="s* = -min_{||theta||^2 = L} Tr[G^T f_theta(X)] > 0 (the speed of Definition 2.1): the printed "
+                  "minimum is negative at an escape direction, and c = a sqrt(2 log a), a = ||X||_F ||G||_F / s*, is "
+                  "then the root of the log of a negative number",
         counterexample={"instance": instance.name, "min Tr[G^T f_theta(X)] on the sphere": -found.speed,
                         "a = ||X|| ||G|| / s* with s* as printed": instance.data_norm / -found.speed,
                         "a with s* = -min": instance.data_norm / found.speed,
@@ -583,10 +585,10 @@ def t31_errata(tally):
         record_erratum(
             "BSJ25.T31-E3", severity="statement false as printed", location_kind="statement",
             location="Theorem 3.1 / A.7, the ratios of Z^sigma_l at l = L",
-            printed="for all layers l: sum_{i>=2} s_i^2(Z^sigma_l) / sum_i s_i^2(Z^sigma_l) and ||Z^sigma_l - Z_l||_F^2 "
-                    "/ ||Z_l||_F^2 <= 8 c l^{-1/2} / (1 - c l^{-1/2})",
-            corrected="for the hidden layers l = 1..L-1: the output Z_L = Y has no ReLU, and relu(Y) - Y is the negative "
-                      "part of Y, not small",
+            printed="for all layers l: sum_{i>=2} s_i^2(Z^sigma_l) / sum_i s_i^2(Z^sigma_l) and ||Z^sigma_l - "
+                    "Z_l||_F^2 / ||Z_l||_F^2 <= 8 c l^{-1/2} / (1 - c l^{-1/2})",
+            corrected="for the hidden layers l = 1..L-1: the output Z_L = Y has no ReLU, and relu(Y) - Y is the "
+                      "negative part of Y, not small",
             counterexample=tally["output numbers"][0],
         )
 
@@ -734,8 +736,8 @@ def test_proposition_33_at_computed_minimizers():
                           denominator=found.speed - float(torch.linalg.matrix_norm(g)) * eps,
                           layers=[r.layer for r in ratios], **series_of(ratios), tolerances=tolerances_of(ratios),
                           kinks=len(found.kinks), residual=found.residual)
-            hidden = max((value for r in ratios for name, value, _ in r.items() if r.layer < found.depth or name == "W_l"),
-                         default=0.0)
+            hidden = max((value for r in ratios for name, value, _ in r.items()
+                          if r.layer < found.depth or name == "W_l"), default=0.0)
             extremes.setdefault((labels, relative), []).append((bound, hidden))
     optimality_power(int(fewest), beaten)
     mixed = p33_mixed_u(tally)
@@ -750,15 +752,16 @@ def test_proposition_33_at_computed_minimizers():
         f"from u), eps / ||u|| in {list(P33_EPS_RELATIVE)}, ||u|| in {list(P33_U_NORMS)}, labels "
         f"{list(P33_LABELS)}, depths {list(p33_depths())}, width 3. Bound vs the largest ratio the corrected statement "
         "covers, per (labels, eps / ||u||), over ||u||: "
-        + ", ".join(f"{lab} {rel:g}: {min(b for b, _ in v):.3g}..{max(b for b, _ in v):.3g} vs {max(h for _, h in v):.2g}"
+        + ", ".join(f"{lab} {rel:g}: {min(b for b, _ in v):.3g}..{max(b for b, _ in v):.3g} vs "
+                    f"{max(h for _, h in v):.2g}"
                     for (lab, rel), v in extremes.items())
         + f". Informative (instance, depth, layer) pairs where the statement held: {len(pairs)}, at layers "
         f"{sorted(tally.get('informative layers', set()))} (ratios "
         + ", ".join(f"{name}: {n}" for name, n in tally.get("informative ratios", {}).items())
         + f"; values up to {tally.get('largest informative', 0.0):.2g} against bounds down to "
-        f"{tally.get('smallest informative bound', math.nan):.3g}, largest ratio / bound {tally.get('tightest', 0.0):.2g})"
-        f". Cases: {tally.get('held', 0)} held ({tally.get('held non-vacuous', 0)} with a bound in [0, 1)), "
-        f"{tally.get('output layer', 0)} output-layer activation ratios above the bound"
+        f"{tally.get('smallest informative bound', math.nan):.3g}, largest ratio / bound "
+        f"{tally.get('tightest', 0.0):.2g}). Cases: {tally.get('held', 0)} held ({tally.get('held non-vacuous', 0)} "
+        f"with a bound in [0, 1)), {tally.get('output layer', 0)} output-layer activation ratios above the bound"
         + (f" (e.g. {tally['output examples'][0][1]} = {tally['output examples'][0][2]:.3g} vs "
            f"{tally['output examples'][0][3]:.3g})" if tally.get("output examples") else "")
         + f", {tally.get('negative bound', 0)} below a negative bound (s* <= ||G|| eps: the hypothesis ||X|| <= eps is "
@@ -867,8 +870,8 @@ def p33_errata(tally, mixed):
             location="Proposition 3.3 / A.5, 'u, v >= 0 entry wise'",
             printed="u, v >= 0 entry wise",
             corrected="v >= 0 entry wise (u of any signs): for an orthogonal H the map W_1 -> W_1 H^T keeps ||theta|| "
-                      "and Z_1..Z_L and moves the input u v^T + X to H u v^T + H X (||H X||_F = ||X||_F); choosing H with "
-                      "H u >= 0, the statement for any u follows from the one for u >= 0 (the proof uses u only "
+                      "and Z_1..Z_L and moves the input u v^T + X to H u v^T + H X (||H X||_F = ||X||_F); choosing H "
+                      "with H u >= 0, the statement for any u follows from the one for u >= 0 (the proof uses u only "
                       "through ||u||)",
             counterexample=mixed["example"],
         )
@@ -899,7 +902,8 @@ def test_proposition_33_with_mixed_sign_v_is_rejected():
     rejected = 0
     for eps, instance, found in p33_mixed_sign_v():
         bound = p33_bound(instance.g, eps, found.speed)
-        tolerance = p33_bound_tolerance(instance.g, eps, found.speed, speed_error(found.rho, found.shapes, instance.x, instance.g))
+        tolerance = p33_bound_tolerance(instance.g, eps, found.speed,
+                                        speed_error(found.rho, found.shapes, instance.x, instance.g))
         first = layer_ratios(found.weights, instance.x)[0]
         check_inequality_rejected(first.nonlinearity, bound, first.nonlinearity_tolerance + tolerance, layer=1,
                                   lhs_range=RATIO_RANGE, ratio="||Z^s_1 - Z_1||^2 / ||Z_1||^2", instance=instance.name,
@@ -947,12 +951,12 @@ def test_abstract_gap_at_computed_optima():
             informative += judge_gap(found.weights, check_inequality, instance=chain.instance.name, depth=found.depth)
             total += found.depth
     record_note(
-        f"Abstract's gap s_1 >= l^{{1/4}} s_2 at {total} weight matrices of Theorem 3.1's computed optima: {informative} "
-        "could have failed (l >= 2 with s_2 above rounding). Every W_l beyond layer 1 is rank one to rounding (s_2 = 0: "
-        "the gap is infinite and the statement holds trivially), and at l = 1 the bound l^{-1/4} = 1 cannot fail; so "
-        "no computable optimum exercises the l^{1/4} growth (see BSJ25.T31's notes on the search for layers l >= 2 "
-        "with a ratio above rounding; Example 1's rank-two optimum has rank-one W_2, W_3). Theorem 3.1 itself only "
-        "gives s_1 / s_2 >= sqrt((1 - B(l)) / B(l)) ~ l^{1/4} / sqrt(8 c), for l > 81 c^2."
+        f"Abstract's gap s_1 >= l^{{1/4}} s_2 at {total} weight matrices of Theorem 3.1's computed optima: "
+        f"{informative} could have failed (l >= 2 with s_2 above rounding). Every W_l beyond layer 1 is rank one to "
+        "rounding (s_2 = 0: the gap is infinite and the statement holds trivially), and at l = 1 the bound l^{-1/4} = "
+        "1 cannot fail; so no computable optimum exercises the l^{1/4} growth (see BSJ25.T31's notes on the search for "
+        "layers l >= 2 with a ratio above rounding; Example 1's rank-two optimum has rank-one W_2, W_3). Theorem 3.1 "
+        "itself only gives s_1 / s_2 >= sqrt((1 - B(l)) / B(l)) ~ l^{1/4} / sqrt(8 c), for l > 81 c^2."
     )
 
 

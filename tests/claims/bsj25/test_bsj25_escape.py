@@ -103,8 +103,10 @@ def d21_solutions() -> list[tuple[str, object, EscapeDirection]]:
                 previous = solve_escape(instance.x, instance.g, shapes, restarts=32, seed=seed, warm_starts=warm)
                 out.append((f"{instance.name} L={depth} width={width}", instance, previous))
     example = example1_instance()
-    out.append(("example 1 L=3 width=4", example, solve_escape(example.x, example.g, example.shapes(3, 4), restarts=32)))
-    out += [(f"{instance.name} L={found.depth} width=4 (BSJ25.P22's)", instance, found) for instance, found in p22_directions()]
+    out.append(("example 1 L=3 width=4", example,
+                solve_escape(example.x, example.g, example.shapes(3, 4), restarts=32)))
+    out += [(f"{instance.name} L={found.depth} width=4 (BSJ25.P22's)", instance, found)
+            for instance, found in p22_directions()]
     return out
 
 
@@ -142,7 +144,8 @@ def local_minimum_check(rho, shapes, x, g, kinks=(), check=check_inequality, see
     extra = dict(perturbations=len(test.increases), step=test.worst_step,
                  smallest_increase_over_bound=test.smallest_relative_increase, **details)
     if check is check_inequality:
-        return check(test.value, test.worst_value, test.worst_tolerance, scale=abs(test.value), label="local min", **extra)
+        return check(test.value, test.worst_value, test.worst_tolerance, scale=abs(test.value), label="local min",
+                     **extra)
     return check(test.value, test.worst_value, test.worst_tolerance, **extra)
 
 
@@ -176,8 +179,8 @@ def test_computed_escape_directions():
         counted = families.setdefault(family, [0, 0])
         counted[1] += 1
         with one_case():  # every check at one optimum is one case: the test's cases count optima
-            check_close(found.rho @ found.rho, float(depth), gamma(len(found.rho) + 4) * depth, identity="||rho||^2 = L",
-                        **details)
+            check_close(found.rho @ found.rho, float(depth), gamma(len(found.rho) + 4) * depth,
+                        identity="||rho||^2 = L", **details)
             check_property(found.speed > 0, "the escape speed s = -L_0(rho) is positive", speed=found.speed, **details)
             if found.smooth:
                 residual_check(found.rho, shapes, x, g, margin=found.margin, **details)
@@ -195,7 +198,8 @@ def test_computed_escape_directions():
                 all(r.weight <= r.weight_tolerance and r.activation <= r.activation_tolerance for r in ratios))
     plateaus = []
     for (name, width), by_depth in speeds.items():
-        record_series("optimal speed by depth", data=name, width=width, depths=list(by_depth), speeds=list(by_depth.values()))
+        record_series("optimal speed by depth", data=name, width=width, depths=list(by_depth),
+                      speeds=list(by_depth.values()))
         values = list(by_depth.values())
         if max(values) - min(values) <= 1e-12 * max(values):
             plateaus.append(f"{name} width {width}" + (" (every optimum rank one in every layer, W_l and Z^s_l, to "
@@ -298,7 +302,8 @@ def test_kink_optima_satisfy_the_clarke_form():
             bounds.append(form.relative_bound)
             slopes += form.slopes.tolist()
             interior += bool(((form.slopes > 0) & (form.slopes < 1) & (form.signals != 0)).any())
-            for selection, vector in (("relu'(0) = 0", form.gradient_residual), ("relu'(0) = 1", form.one_sided_residual)):
+            for selection, vector in (("relu'(0) = 0", form.gradient_residual),
+                                      ("relu'(0) = 1", form.one_sided_residual)):
                 check_rejected(vector - form.speed * found.rho, -form.speed * found.rho, form.relative_bound,
                                scale=form.scale, printed="grad L_0(rho) = -s rho", selection=selection, **details)
                 printed.append((float(vector.abs().max()) / form.scale, selection, label, found.depth, form.speed,
@@ -467,9 +472,11 @@ def test_cold_start_monotonicity_reversed_is_rejected():
         for shallow, deep in zip(depths, depths[1:]):
             a, b = by_depth[shallow], by_depth[deep]
             tolerance = max(spread(a), spread(b)) * a.speed + 1e-15
-            monotone_check(a.speed, b.speed - 10 * tolerance - 1e-3 * b.speed, tolerance, check=check_inequality_rejected,
-                           scale=a.speed, data=name, width=width, depths=[shallow, deep])
-    record_note("Negative control: deeper speeds lowered by 10 spreads + 0.1% are rejected by the same monotonicity check.")
+            monotone_check(a.speed, b.speed - 10 * tolerance - 1e-3 * b.speed, tolerance,
+                           check=check_inequality_rejected, scale=a.speed, data=name, width=width,
+                           depths=[shallow, deep])
+    record_note("Negative control: deeper speeds lowered by 10 spreads + 0.1% are rejected by the same monotonicity "
+                "check.")
 
 
 # ---------------------------------------------------------------- BSJ25.P22 (Prop. 2.2 / A.2)
@@ -487,7 +494,8 @@ def p22_directions() -> list[tuple[object, EscapeDirection]]:
     for depth in P22_DEPTHS:
         for seed in range(2 * trajectory_factor()):
             instance = random_instance(2200 + 10 * depth + seed, 4, 10, 2, positive=True)
-            out.append((instance, solve_escape(instance.x, instance.g, instance.shapes(depth, 4), restarts=16, seed=seed)))
+            out.append((instance, solve_escape(instance.x, instance.g, instance.shapes(depth, 4), restarts=16,
+                                               seed=seed)))
     return out
 
 
@@ -519,7 +527,8 @@ def p22_case(instance, found, scale, start=None, reach=4.0):
     depth, shapes = found.depth, found.shapes
     g = scale * instance.g
     theta0 = found.rho if start is None else start
-    speed = -float(localized_loss(unflatten(theta0, shapes), instance.x, g)) * (depth / float(theta0 @ theta0)) ** (depth / 2)
+    speed = (-float(localized_loss(unflatten(theta0, shapes), instance.x, g))
+             * (depth / float(theta0 @ theta0)) ** (depth / 2))
     r0 = float(norm(theta0))
     end = escape_time_exact(r0, reach * r0, depth, speed)
     printed_end = min(end, 0.5 * r0 ** (2 - depth) / ((depth - 2) * depth * speed)) if depth > 2 else end
@@ -549,9 +558,11 @@ def test_norm_along_an_escape_direction():
         for scale in P22_SCALES:
             case = p22_case(instance, found, scale)
             depth = found.depth
-            details = dict(case=instance.name, depth=depth, speed=case["speed"], evaluations=case["solution"].evaluations)
+            details = dict(case=instance.name, depth=depth, speed=case["speed"],
+                           evaluations=case["solution"].evaluations)
             record_series("P22 flow", times=case["times"].tolist(), norms=case["norms"].tolist(),
-                          exact=case["exact"].tolist(), printed=np.nan_to_num(case["printed"], nan=-1.0).tolist(), **details)
+                          exact=case["exact"].tolist(), printed=np.nan_to_num(case["printed"], nan=-1.0).tolist(),
+                          **details)
             check_close(case["directions"], (found.rho / norm(found.rho))[None, :], case["tolerance"],
                         identity="theta(t) / ||theta(t)|| = rho / sqrt(L)", **details)
             error = check_close(case["norms"] / case["exact"], 1.0, case["tolerance"],
@@ -563,9 +574,9 @@ def test_norm_along_an_escape_direction():
             worst[depth] = (min(smallest_printed, printed_error), max(largest_exact, error))
             at = int(np.flatnonzero(mask)[-1])  # the last time before the printed form's own blow-up
             numbers.setdefault((depth, scale), {
-                "L": depth, "s (Definition 2.1)": case["speed"], "||theta(t0)||": case["r0"], "t - t0": float(case["times"][at]),
-                "||theta(t)|| (DOP853)": float(case["norms"][at]), "corrected form (s L^{-L/2})": float(case["exact"][at]),
-                "printed form (s)": float(case["printed"][at]),
+                "L": depth, "s (Definition 2.1)": case["speed"], "||theta(t0)||": case["r0"],
+                "t - t0": float(case["times"][at]), "||theta(t)|| (DOP853)": float(case["norms"][at]),
+                "corrected form (s L^{-L/2})": float(case["exact"][at]), "printed form (s)": float(case["printed"][at]),
             })
     assert len(worst) == len(P22_DEPTHS), f"a depth without a smooth escape direction: {sorted(worst)}"
     declare_verdict("verified-with-correction", correction=P22_CORRECTION)
@@ -610,7 +621,8 @@ def test_closed_form_from_a_non_escape_direction_is_rejected():
         details = dict(case=instance.name, depth=found.depth, start_residual=record.residual, speed=case["speed"])
         check_rejected(case["directions"], (start / norm(start))[None, :], case["tolerance"],
                        identity="theta(t) / ||theta(t)|| constant", **details)
-        check_rejected(case["norms"] / case["exact"], 1.0, case["tolerance"], identity="corrected closed form", **details)
+        check_rejected(case["norms"] / case["exact"], 1.0, case["tolerance"], identity="corrected closed form",
+                       **details)
         rejected += 1
     record_note(
         f"Negative control: from {rejected} points of the sphere 0.05 sqrt(L) off escape directions (not escape "
@@ -708,14 +720,16 @@ def test_escape_time_and_output_bound():
         last, first = runs[-1], runs[0]
         escapes.setdefault(depth, {
             "L": depth, "s (Definition 2.1)": last["speed"], "r": radius, "||theta(t0)|| / r": last["ratio"],
-            "t_1(r) - t_0 (DOP853)": last["time"], "printed approximation": escape_time_printed(last["r0"], radius, depth, last["speed"]),
+            "t_1(r) - t_0 (DOP853)": last["time"],
+            "printed approximation": escape_time_printed(last["r0"], radius, depth, last["speed"]),
             "exact form (s L^{-L/2})": escape_time_exact(last["r0"], radius, depth, last["speed"]),
         })
         if depth > 2:
             signs.setdefault(depth, {
                 "L": depth, "||theta(t0)|| / r": first["ratio"], "t_1(r) - t_0 (DOP853)": first["time"],
                 "'+' form at the corrected speed": plus_sign_corrected(first["r0"], radius, depth, first["speed"]),
-                "'-' form at the corrected speed (exact)": escape_time_exact(first["r0"], radius, depth, first["speed"]),
+                "'-' form at the corrected speed (exact)": escape_time_exact(first["r0"], radius, depth,
+                                                                             first["speed"]),
             })
         output_bound_along(instance, found, radius, runs[0]["solution"], details)
         start = 0.1 * perturbed_start(found, size=0.3, seed=depth)
@@ -723,13 +737,14 @@ def test_escape_time_and_output_bound():
         horizon = 4 * escape_time_exact(float(norm(start)), radius, depth, speed)
         flow = localized_flow(start, found.shapes, instance.x, instance.g, horizon,
                               t_eval=np.linspace(0, horizon, 41)[1:], stop_norm=radius, max_evaluations=20_000)
-        output_bound_along(instance, found, radius, flow, dict(details, start="0.3 sqrt(L) off rho", status=flow.message))
+        output_bound_along(instance, found, radius, flow,
+                           dict(details, start="0.3 sqrt(L) off rho", status=flow.message))
     declare_verdict("verified-with-correction", correction=ESC_CORRECTION)
     record_erratum(
         "BSJ25.ESC-E1", severity="constant or factor wrong", location_kind="equation",
         location="Section 2.2, the escape time t_1(r) after Proposition 2.2",
-        printed="t_1(r) - t_0 ~ [||theta(t0)||^{2-L} + r^{2-L}] / ((L-2) L s) if L != 2, log(r / ||theta(t0)||) / (2 s) "
-                "if L = 2",
+        printed="t_1(r) - t_0 ~ [||theta(t0)||^{2-L} + r^{2-L}] / ((L-2) L s) if L != 2, log(r / ||theta(t0)||) / (2 "
+                "s) if L = 2",
         corrected="the radial rate is s L^{-L/2} (as in Proposition 2.2): t_1(r) - t_0 = [||theta(t0)||^{2-L} - "
                   "r^{2-L}] / ((L-2) L^{1-L/2} s) if L != 2, log(r / ||theta(t0)||) / s if L = 2, exactly for the flow "
                   "on L_0 from an escape direction; the printed approximation is L^{L/2} times too short at any "

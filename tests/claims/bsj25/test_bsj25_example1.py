@@ -543,7 +543,8 @@ def test_section_1_3_ranks_of_the_example():
     found, ranks, error, reached = solver_optimum_ranks()
     check_power(reached >= S13_REACHED, f"at least {S13_REACHED} of {S13_RESTARTS} restarts end in the basin "
                 "of s2 = 1/2 (search speed above (s1 + s2)/2)", reached=reached, restarts=found.restarts)
-    # the float64 error of s = -L_0(rho) (gamma_k A(|rho|)); s is stationary at rho, so rho's own rounding is second order
+    # the float64 error of s = -L_0(rho) (gamma_k A(|rho|)); s is stationary at rho, so rho's own rounding is second
+    # order
     judged = abs(found.speed - 0.5) <= error
     solver = {"solver optimum ranks": ranks, "solver optimum speed": found.speed} if judged else {}
     if judged:
@@ -558,7 +559,8 @@ def test_section_1_3_ranks_of_the_example():
     declare_verdict(
         "verified-with-correction",
         correction="Section 1.3 should read 'the first weight matrix is rank 2, followed by rank 1 matrices', as "
-                   "Section 4 says ('rank two in the first layer') and Eq. (2) and the computed optimum show: ranks (2, 1, 1)",
+                   "Section 4 says ('rank two in the first layer') and Eq. (2) and the computed optimum show: ranks "
+                   "(2, 1, 1)",
     )
     record_erratum(
         "BSJ25.S13-E1", severity="text inconsistency", location_kind="text", location="Section 1.3, contributions",

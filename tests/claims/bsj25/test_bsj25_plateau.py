@@ -186,14 +186,14 @@ def test_plateau_gives_an_optimal_direction_with_rank_one_tail():
     record_series("S5P plateau data: cold-started optima by depth", rows=rows)
     record_note(
         f"Plateau data ({instance.name}, widths {list(PLATEAU_WIDTHS)}, depths {list(plateau_depths())}, {RESTARTS} "
-        f"cold restarts each): s* = {min(r['speed'] for r in rows):.15g}..{max(r['speed'] for r in rows):.15g} at every "
-        f"depth (the exhaustive single path: {path:.15g}), so the plateau holds from L_0 = 2; restarts agreeing with "
-        f"the optimum {min(r['agreeing'] for r in rows)}-{max(r['agreeing'] for r in rows)} of {RESTARTS}. The A.3 "
-        f"extension of every depth-L_0 optimum is rank one from L_0 on and as fast as the cold-started depth-L "
+        f"cold restarts each): s* = {min(r['speed'] for r in rows):.15g}..{max(r['speed'] for r in rows):.15g} at "
+        f"every depth (the exhaustive single path: {path:.15g}), so the plateau holds from L_0 = 2; restarts agreeing "
+        f"with the optimum {min(r['agreeing'] for r in rows)}-{max(r['agreeing'] for r in rows)} of {RESTARTS}. The "
+        f"A.3 extension of every depth-L_0 optimum is rank one from L_0 on and as fast as the cold-started depth-L "
         f"optimum. The cold-started optima themselves: rank one from layer "
         f"{sorted({r['rank_one_from'] for r in rows})} on, ReLU the identity from layer "
-        f"{sorted({r['linear_from'] for r in rows})} on (single paths); {sum(cold_tails)} of {len(cold_tails)} (L_0, L) "
-        "pairs have a cold optimum with rank-one layers l >= L_0."
+        f"{sorted({r['linear_from'] for r in rows})} on (single paths); {sum(cold_tails)} of {len(cold_tails)} "
+        "(L_0, L) pairs have a cold optimum with rank-one layers l >= L_0."
     )
 
 
@@ -349,5 +349,6 @@ def test_rank_one_tail_whose_relu_cuts_is_rejected():
         plateau_check(found.speed, s1, s1_error + speed_error(found.rho, found.shapes, x, g), check=check_rejected,
                       width=width, L0=1, L=depth, perturbed="the ReLU of layer 1 cuts")
         rejected.append(depth)
-    record_note(f"Negative control: Example 1's depth-3 optima against s*(2) = {s2:.16g}, and {len(rejected)} single-path "
-                f"optima of the plateau data (rank one from layer 1) against s*(1) = ||G X^T||_F = {s1:.6g}: rejected.")
+    record_note(f"Negative control: Example 1's depth-3 optima against s*(2) = {s2:.16g}, and {len(rejected)} "
+                f"single-path optima of the plateau data (rank one from layer 1) against s*(1) = ||G X^T||_F = "
+                f"{s1:.6g}: rejected.")

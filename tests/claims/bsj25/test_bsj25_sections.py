@@ -95,7 +95,8 @@ def test_no_direction_faster_than_rank_two():
             found, reached, _ = fastest_found_check(width, RANK_TWO_SPEED, statement="s <= s2 = 1/2")
         searched = max(-v for v in found.values)
         check_power(reached >= FN2_REACHED, f"at least {FN2_REACHED} restarts end in the basin of s2 = 1/2, above "
-                    "(s1 + s2)/2 (the search could find s2)", width=width, restarts=found.restarts, reached=reached, fastest_search_speed=searched)
+                    "(s1 + s2)/2 (the search could find s2)", width=width, restarts=found.restarts, reached=reached,
+                    fastest_search_speed=searched)
         certified = math.isfinite(found.kkt_residual)
         polished = (f"polished s = {found.speed:.6g}" if certified else
                     f"no candidate certified by the polish (kept search point s = {found.speed:.6g})")
@@ -178,7 +179,8 @@ def s22_cases():
 def s22_flows(instance, shapes, theta0):
     from claims.bsj25 import s_time_flow
 
-    return {alpha: s_time_flow(alpha * theta0, shapes, instance.x, instance.g, S22_S, t_end=1e12) for alpha in S22_ALPHAS}
+    return {alpha: s_time_flow(alpha * theta0, shapes, instance.x, instance.g, S22_S, t_end=1e12)
+            for alpha in S22_ALPHAS}
 
 
 def alpha_invariance_check(flows, quantity, check=check_close, **details):
@@ -227,8 +229,10 @@ def test_direction_in_s_time_does_not_depend_on_alpha():
     for instance, shapes, theta0 in s22_cases():
         with one_case():
             flows = s22_flows(instance, shapes, theta0)
-            alpha_invariance_check(flows, directions, identity="theta_bar(s) independent of alpha", instance=instance.name)
-            alpha_invariance_check(flows, norm_over_alpha(1), identity="||theta(s_1)|| = C alpha", instance=instance.name)
+            alpha_invariance_check(flows, directions, identity="theta_bar(s) independent of alpha",
+                                   instance=instance.name)
+            alpha_invariance_check(flows, norm_over_alpha(1), identity="||theta(s_1)|| = C alpha",
+                                   instance=instance.name)
             sphere = sphere_flow(theta0, shapes, instance.x, instance.g, S22_S + S22_S_END)
             reference = flows[S22_ALPHAS[0]]
             check_close(sphere.directions[: len(S22_S)], directions(None, reference),
@@ -253,15 +257,17 @@ def test_direction_in_s_time_does_not_depend_on_alpha():
                 error = float(torch.linalg.vector_norm(sphere.directions - tight.directions, dim=1).max())
                 check_inequality(error, sphere.direction_tolerance, 0.0, lhs_range=(0.0, 2.0), instance=instance.name,
                                  label="E", tight_rtol=S22_TIGHT_RTOL)
-            lines = (f"K = {lipschitz:.6g} (L - 1 = {len(shapes) - 1}), E = {sphere.direction_tolerance:.3g}, tolerance "
-                     f"K E + rounding = {lipschitz * sphere.direction_tolerance + rounding:.3g} against r = "
+            lines = (f"K = {lipschitz:.6g} (L - 1 = {len(shapes) - 1}), E = {sphere.direction_tolerance:.3g}, "
+                     f"tolerance K E + rounding = {lipschitz * sphere.direction_tolerance + rounding:.3g} against r = "
                      f"{float(sphere.residuals[-1]):.3g}; max |theta_bar(rtol 1e-12) - theta_bar(rtol 1e-13)| = "
                      f"{error:.3g} <= E")
         constant = float(torch.linalg.vector_norm(reference.thetas[-1]) / S22_ALPHAS[0])
         notes.append(f"{instance.name}: C = {constant:.12g} at s_1 = {S22_S[-1]:g}; t(s_1) = "
                      + ", ".join(f"{flows[a].times[-1]:.6g} (alpha {a:g})" for a in S22_ALPHAS)
-                     + "; tangential residual at s = " + ", ".join(f"{s:g}: {r:.2e}" for s, r in
-                                                                 zip(sphere.s_eval[len(S22_S):], sphere.residuals[len(S22_S):], strict=True)) + "; " + lines)
+                     + "; tangential residual at s = "
+                     + ", ".join(f"{s:g}: {r:.2e}" for s, r in
+                                 zip(sphere.s_eval[len(S22_S):], sphere.residuals[len(S22_S):], strict=True))
+                     + "; " + lines)
     agreement = f"they disagree on {', '.join(fragile)} (uninformative)" if fragile else "they agree on each"
     record_note("Section 2.2 (depth 3, width 4, random data 3 x 6): " + "; ".join(notes) + ". Convergence at "
                 "s = 100 is judged where the path from theta_0, the path from theta_0 moved by 1 ulp and the "
@@ -305,10 +311,10 @@ S5_UNBALANCED_STEP = 0.4
 
 
 def s5_flow_times(instance, depth, scale):
-    """Report times t_end (1/4, 1/2, 3/4, 1) with t_end = ``S5_FLOW_HORIZON`` / ((L - 1) s* c^{L-2}), before any blow-up:
-    from a start with every ||W_l||_F = c (||theta||^2 = L c^2), d||theta||^2/dt = -2 L L_0 <= 2 L s* (||theta||^2 /
-    L)^{L/2}, so rho = ||theta|| / sqrt(L) has d rho/dt <= s* rho^{L-1} and stays below c (1 - (L - 2) s* c^{L-2}
-    t)^{-1/(L-2)} <= c 5^{1/(L-2)} up to t_end (L >= 3; e^{0.8} c at L = 2)."""
+    """Report times t_end (1/4, 1/2, 3/4, 1) with t_end = ``S5_FLOW_HORIZON`` / ((L - 1) s* c^{L-2}), before any
+    blow-up: from a start with every ||W_l||_F = c (||theta||^2 = L c^2), d||theta||^2/dt = -2 L L_0 <= 2 L s*
+    (||theta||^2 / L)^{L/2}, so rho = ||theta|| / sqrt(L) has d rho/dt <= s* rho^{L-1} and stays below c (1 - (L - 2) s*
+    c^{L-2} t)^{-1/(L-2)} <= c 5^{1/(L-2)} up to t_end (L >= 3; e^{0.8} c at L = 2)."""
     from claims.bsj25 import optimal_linear_speed
 
     end = S5_FLOW_HORIZON / ((depth - 1) * optimal_linear_speed(instance.x, instance.g) * scale ** (depth - 2))
@@ -423,7 +429,8 @@ def s5_flow_check(instance, depth, width, scales, times, seed, check=check_close
                 worst_ratio = max(worst_ratio, ratio)
         for layer, residual in enumerate(balance_residuals(weights), start=2):
             check(residual, 0.0, flow_balance_tolerance(weights, layer, size, error),
-                  identity="W_l^T W_l = W_{l-1} W_{l-1}^T along GF", layer=layer, t=float(t), depth=depth, width=width, **details)
+                  identity="W_l^T W_l = W_{l-1} W_{l-1}^T along GF", layer=layer, t=float(t), depth=depth, width=width,
+                  **details)
             worst_balance = max(worst_balance, residual)
         for d0, d in zip(differences0, balance_differences(weights), strict=True):
             drift = max(drift, float((d - d0).norm()) / size**2)

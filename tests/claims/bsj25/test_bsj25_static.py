@@ -146,7 +146,9 @@ def test_polar_decomposition_of_gradient_flow(instance, radius):
     norm_rhs = -depth * r ** (depth - 1) * loss(bar)
     direction_rhs = -(r ** (depth - 2)) * (grad_bar - bar * (bar @ grad_bar))
 
-    absolute = lambda t: absolute_loss(unflatten(t, shapes), x, g)
+    def absolute(t):
+        return absolute_loss(unflatten(t, shapes), x, g)
+
     scale_bar = float(absolute(bar.abs()))
     norm_scale = depth * float(r) ** (depth - 1) * scale_bar
     direction_scale = float(r) ** (depth - 2) * (float(grad(absolute)(bar.abs()).max()) + depth * scale_bar)
@@ -205,7 +207,9 @@ def test_section_2_1_closed_forms():
     def residuals(norm_s, time_s):
         ode = sp.diff(norm_s, s) + depth * norm_s * sp.diff(antiderivative(s), s)
         clock = sp.diff(time_s, s) - norm_s ** (2 - depth)
-        clean = lambda e: sp.simplify(sp.powdenest(sp.expand_power_base(e, force=True), force=True))
+        def clean(e):
+            return sp.simplify(sp.powdenest(sp.expand_power_base(e, force=True), force=True))
+
         return clean(ode), clean(clock)
 
     corrected, printed = closed_forms(depth), closed_forms(1)
@@ -221,12 +225,14 @@ def test_section_2_1_closed_forms():
     point = {start: sp.Rational(1, 10), speed: sp.Rational(1, 2), s: sp.Rational(1, 4)}
     slopes = {}
     for value in (2, 3, 4, 6):
-        escape = lambda e, value=value: (
-            e.subs(depth, value)
-            .subs(antiderivative(s1), -speed * s1)
-            .subs(antiderivative(s), -speed * s)
-            .doit()
-        )
+        def escape(e, value=value):
+            return (
+                e.subs(depth, value)
+                .subs(antiderivative(s1), -speed * s1)
+                .subs(antiderivative(s), -speed * s)
+                .doit()
+            )
+
         norm_s, time_s = escape(corrected[0]), sp.simplify(escape(corrected[1]))
         if value == 2:
             proposition = start * sp.exp(2 * speed * time_s)
@@ -267,11 +273,12 @@ def test_section_2_1_closed_forms():
         location="Section 2.1, the closed forms of ||theta(s)|| and t(s)",
         printed="||theta(s)|| = ||theta(0)|| exp(-int_0^s L_0(theta_bar(s1)) ds1); t(s) = ||theta(0)||^{2-L} int_0^s "
                 "exp((L-2) int_0^{s1} L_0(theta_bar(s2)) ds2) ds1",
-        corrected="||theta(s)|| = ||theta(0)|| exp(-L int_0^s L_0(theta_bar(s1)) ds1); t(s) = ||theta(0)||^{2-L} int_0^s "
-                  "exp(L (L-2) int_0^{s1} L_0(theta_bar(s2)) ds2) ds1: the solutions of the s-time equation "
+        corrected="||theta(s)|| = ||theta(0)|| exp(-L int_0^s L_0(theta_bar(s1)) ds1); t(s) = ||theta(0)||^{2-L} "
+                  "int_0^s exp(L (L-2) int_0^{s1} L_0(theta_bar(s2)) ds2) ds1: the solutions of the s-time equation "
                   "d||theta||/ds = -L ||theta|| L_0(theta_bar) printed just above (the printed ones leave the residual "
                   "(L-1) L_0 ||theta||)",
-        counterexample={"L": smallest, "escape direction": f"L_0(theta_bar) = -{point[speed]}, ||theta(0)|| = {point[start]}, s = {point[s]}",
+        counterexample={"L": smallest, "escape direction": f"L_0(theta_bar) = -{point[speed]}, ||theta(0)|| = "
+                                                           f"{point[start]}, s = {point[s]}",
                         "d/ds of the printed ||theta(s)||": slopes[smallest][0],
                         "-L ||theta(s)|| L_0 (the s-time equation)": slopes[smallest][1]},
     )
@@ -358,7 +365,9 @@ def chain_widths(draw, depth, max_width=6):
 def aligned_networks(draw, max_depth=16, max_samples=8):
     """Near-tight instances for Prop. A.4: perturbed rank-one chains (``rank_one_chain``), delta > 0."""
     widths = chain_widths(draw, draw(st.integers(2, max_depth)))
-    small = lambda top: st.one_of(st.just(0.0), st.floats(1e-4, top))
+    def small(top):
+        return st.one_of(st.just(0.0), st.floats(1e-4, top))
+
     return rank_one_chain(
         draw,
         widths,
@@ -639,7 +648,8 @@ def test_printed_statement_over_the_network_layers():
                 worst.update(excess=excess, ratio=case.mth_smallest, bound=case.bound, **details)
             if depth < smallest.get("depth", math.inf):
                 smallest.clear()
-                smallest.update(details, **{"layers counted": "l = 1..L", "ceil((1-p)L)-th smallest ratio": case.mth_smallest,
+                smallest.update(details, **{"layers counted": "l = 1..L",
+                                            "ceil((1-p)L)-th smallest ratio": case.mth_smallest,
                                             "bound 2 log(||X|| ||G|| / s_0) / (pL)": case.bound})
         else:
             check_inequality(
@@ -731,8 +741,8 @@ def test_printed_statement_over_the_hidden_layers():
         "BSJ25.P34-E2", severity="statement false as printed", location_kind="statement",
         location="Proposition 3.4 / A.4, the layers counted (read as the hidden layers l = 1..L-1)",
         printed="there are at least (1-p)L layers that are approximately rank 1",
-        corrected="at least (1-p)L of X = Z^sigma_0, Z^sigma_1, .., Z^sigma_{L-1} (l = 0..L-1): the hidden layers alone "
-                  "are L - 1 < (1-p)L when p < 1/L",
+        corrected="at least (1-p)L of X = Z^sigma_0, Z^sigma_1, .., Z^sigma_{L-1} (l = 0..L-1): the hidden layers "
+                  "alone are L - 1 < (1-p)L when p < 1/L",
         counterexample=smallest,
     )
     record_note(
@@ -924,9 +934,9 @@ def test_printed_equality_and_output_layer(instance):
         printed="we can construct a network of depth L + k ... with parameters theta' that satisfies ||theta'||^2 = "
                 "L + k and L_0(theta') <= L_0(theta) (the construction: W_L made rank one, then rank-one layers)",
         corrected="the construction as written gives ||theta'||^2 = L + k - sum_i (||W_{L,.i}|| - ||W_{L-1,i.}||)^2 <= "
-                  "L + k (as the proof's last line says); theta'' = sqrt((L+k) / ||theta'||^2) theta' has ||theta''||^2 "
-                  "= L + k and L_0(theta'') <= L_0(theta') <= L_0(theta), since L_0(theta') < 0 and L_0 is "
-                  "(L+k)-homogeneous",
+                  "L + k (as the proof's last line says); theta'' = sqrt((L+k) / ||theta'||^2) theta' has "
+                  "||theta''||^2 = L + k and L_0(theta'') <= L_0(theta') <= L_0(theta), since L_0(theta') < 0 and L_0 "
+                  "is (L+k)-homogeneous",
         counterexample={"L": depth, "k": extra, "widths added": list(new_widths), "||theta'||^2": squared,
                         "L + k": depth + extra, "sum_i (||W_{L,.i}|| - ||W_{L-1,i.}||)^2": imbalance},
         size=size,
@@ -940,7 +950,8 @@ def test_printed_equality_and_output_layer(instance):
             location="Proposition 3.2 / A.3, 'Z_L' = Z^sigma_L' for all L' > L'",
             printed="in the deeper network, ... Z_{L'} = Z^sigma_{L'} for all L' > L",
             corrected="for the hidden layers L <= L' < L + k (L' = L included); not at the linear output L' = L + k, "
-                      "where Z_{L+k} = c^2 Wbar_{L,.i*} relu(..) has negative entries when the chosen column of W_L does",
+                      "where Z_{L+k} = c^2 Wbar_{L,.i*} relu(..) has negative entries when the chosen column of W_L "
+                      "does",
             counterexample={"L": depth, "k": extra, "smallest entry of Z_{L+k}": float(output.min()),
                             "negative entries of Z_{L+k}": int((output < 0).sum()), "entries": output.numel()},
             size=size,

@@ -8,7 +8,6 @@ import functools
 import math
 from fractions import Fraction
 
-import numpy as np
 import pytest
 import sympy as sp
 import torch
@@ -16,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from claims import (
-    check_close, check_conserved_rate, check_conserved_rate_rejected, check_convergence_order, check_exact,
-    check_inequality, check_property, check_rejected, check_settled_limit, check_settled_limit_rejected,
+    check_conserved_rate, check_conserved_rate_rejected, check_convergence_order, check_exact,
+    check_property, check_rejected, check_settled_limit, check_settled_limit_rejected,
     count_cases_as, declare_verdict, record_erratum, record_note,
 )
 from claims.bsj25 import (
@@ -102,7 +101,8 @@ def test_strong_balancedness_over_mixed_sign_preactivations_is_rejected():
         judged += 1
         judge_rate(check_conserved_rate_rejected, x, g, weights, 3, False, seed=seed)
     assert judged
-    record_note(f"Negative control: full W_3^T W_3 - W_2 W_2^T over mixed-sign Z_2 has a nonzero rate ({judged} networks).")
+    record_note(f"Negative control: full W_3^T W_3 - W_2 W_2^T over mixed-sign Z_2 has a nonzero rate ({judged} "
+                "networks).")
 
 
 # ---------------------------------------------------------------- BSJ25.EX1R (Section 4 / Appendix C.1)

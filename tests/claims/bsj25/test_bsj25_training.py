@@ -141,7 +141,8 @@ def judge_width_trend(bsj25_store, scheme: str, control: bool = False):
         "labels after 500 more steps are a finding), the success threshold (the printed sqrt(2) - 1 is a finding)."
     )
     ratio = ("not estimable (separation)" if odds["separated"] else
-             f"{odds['odds_ratio']:.2f} per doubling (95% Wald [{odds['interval95'][0]:.2f}, {odds['interval95'][1]:.2f}])")
+             f"{odds['odds_ratio']:.2f} per doubling (95% Wald [{odds['interval95'][0]:.2f}, "
+             f"{odds['interval95'][1]:.2f}])")
     record_note(
         f"F2 {scheme}: success rate per width " + ", ".join(f"{w}: {r:.2f}" for w, r in rates.items())
         + f" ({result.runs} runs each; {SCHEDULE.describe()}); odds ratio {ratio}; Spearman {trend.correlation:+.3f}, "
@@ -166,7 +167,8 @@ def judge_width_trend(bsj25_store, scheme: str, control: bool = False):
     with finding("the printed threshold: speed > sqrt(2) - 1 (margin 0)"):
         printed_levels, printed = result.design(scheme, margin=0.0)
         check_trend(printed_levels, printed, WIDTH_RULE, f"{statement} [printed threshold sqrt(2) - 1]",
-                    **{**details, "success_rates": {str(w): r for w, r in result.success_rates(scheme, margin=0.0).items()}})
+                    **{**details, "success_rates": {str(w): r for w, r in
+                                                    result.success_rates(scheme, margin=0.0).items()}})
     with finding("successful runs have a rank-two first layer (sigma_2/sigma_1 of W_1 > 1/2)"):
         success_ratios = [float(v) for w in result.widths
                           for v, ok in zip(result.first_layer_ratio[(scheme, w)], result.successes(scheme, w)) if ok]
@@ -181,9 +183,10 @@ def judge_width_trend(bsj25_store, scheme: str, control: bool = False):
     all_speeds = [float(v) for w in result.widths for v in result.speeds[(scheme, w)]]
     near = sum(abs(v - S1) < 5e-3 for v in all_speeds), sum(abs(v - S2) < 5e-3 for v in all_speeds)
     record_note(
-        f"F2 {scheme}: final speeds cluster at s1 = sqrt(2) - 1 ({near[0]} runs within 5e-3) and s2 = 1/2 ({near[1]} runs); "
-        f"{sum(v < S1 - 5e-3 for v in all_speeds)} end below s1, {sum(S1 + 5e-3 <= v <= S2 - 5e-3 for v in all_speeds)} "
-        f"in between; success margin {SUCCESS_MARGIN:.4f} = (s2 - s1)/2: a run is labelled by the limit it is closer to."
+        f"F2 {scheme}: final speeds cluster at s1 = sqrt(2) - 1 ({near[0]} runs within 5e-3) and s2 = 1/2 ({near[1]} "
+        f"runs); {sum(v < S1 - 5e-3 for v in all_speeds)} end below s1, "
+        f"{sum(S1 + 5e-3 <= v <= S2 - 5e-3 for v in all_speeds)} in between; success margin {SUCCESS_MARGIN:.4f} = "
+        f"(s2 - s1)/2: a run is labelled by the limit it is closer to."
     )
     return trend
 
@@ -320,7 +323,8 @@ def f1_config(depth: int, design: str) -> SmallInitConfig:
 def f1_training(bsj25_store, depth: int, design: str = "plateau"):
     """The depth's runs of one design and each run's plateau landmarks (None when the rule finds none)."""
     config = f1_config(depth, design)
-    training = session_cached(bsj25_store, session_key("F1", config, PER_CLASS), lambda: train_on_digits(config, PER_CLASS))
+    training = session_cached(bsj25_store, session_key("F1", config, PER_CLASS),
+                              lambda: train_on_digits(config, PER_CLASS))
     plateaus = [detect_plateau(training.losses[:, r], PLATEAU_RULE) for r in range(training.runs)]
     missing = [r for r, p in enumerate(plateaus) if p is None]
     if missing:
@@ -416,7 +420,8 @@ def judge_dominance(bsj25_store, depth: int, at: str) -> None:
         + "; mean " + " ".join(f"{v:.3f}" for v in at_plateau.mean(0)) + "."
     )
     record_note(
-        f"F1 setting: {f1_scale(training)['optimizer']}; the plateau: {PLATEAU_RULE.describe()}. Paper: {F1_PAPER_SCALE}."
+        f"F1 setting: {f1_scale(training)['optimizer']}; the plateau: {PLATEAU_RULE.describe()}. Paper: "
+        f"{F1_PAPER_SCALE}."
     )
     if counterexamples:
         declare_verdict("refuted")
@@ -425,12 +430,12 @@ def judge_dominance(bsj25_store, depth: int, at: str) -> None:
         failing = sorted({r for r, _, _ in counterexamples})
         others = sorted(p.plateau_loss for r, p in enumerate(plateaus) if p and r not in failing)
         record_note(
-            f"F1 depth {depth}: the {len(failing)} runs without one dominant singular value at the rule's first plateau "
-            "(" + "; ".join(f"seed {training.config.seeds[r]}: plateau at step {plateaus[r].plateau}, loss "
+            f"F1 depth {depth}: the {len(failing)} runs without one dominant singular value at the rule's first "
+            "plateau (" + "; ".join(f"seed {training.config.seeds[r]}: plateau at step {plateaus[r].plateau}, loss "
                             f"{plateaus[r].plateau_loss:.3f}" for r in failing)
-            + f") never settle on a rank-one plateau: the first drop runs on into further directions (their loss at the "
-            f"rule's plateau is below the other runs' {others[0]:.3f}-{others[-1]:.3f}, the best rank-one fit), and the "
-            "rule finds its plateau only where that later descent slows. A rare outcome at this scale "
+            + f") never settle on a rank-one plateau: the first drop runs on into further directions (their loss at "
+            f"the rule's plateau is below the other runs' {others[0]:.3f}-{others[-1]:.3f}, the best rank-one fit), "
+            "and the rule finds its plateau only where that later descent slows. A rare outcome at this scale "
             f"({len(failing)} of {len(others) + len(failing)} judged runs), hence seen only with enough seeds; the "
             "paper notes the plateaus are less distinct at depth 4 than at depth 6 (Section 5)."
         )
@@ -513,7 +518,8 @@ def judge_layer_trend(bsj25_store, depth: int, control: bool = False):
         "grow together, as the balancedness of gradient flow makes them); an order in sigma_2/sigma_1 comes from "
         "sigma_2, i.e. from the initialization's bulk and the learned part's second direction together."
     )
-    with finding("the same trend through all layers W_1 .. W_L (their shapes differ: input and output layers included)"):
+    with finding("the same trend through all layers W_1 .. W_L (their shapes differ: input and output layers "
+                 "included)"):
         all_levels, all_responses = centred_logs(at_plateau, list(range(1, depth + 1)))
         check_trend(all_levels, all_responses, LAYER_RULE, f"{statement} [all layers W_1 .. W_{depth}]",
                     **{**details, "level": f"layer index (W_1 input .. W_{depth} output)"})
@@ -523,7 +529,8 @@ def judge_layer_trend(bsj25_store, depth: int, control: bool = False):
         learned_levels, learned_responses = centred_logs(learned, hidden)
         learned_trend = check_trend(learned_levels, learned_responses, LAYER_RULE,
                                     f"{statement} [learned part W_l(t) - W_l(0)]",
-                                    **{**details, "response": "log(sigma_2/sigma_1 of W_l(t) - W_l(0)) centred per run"})
+                                    **{**details,
+                                       "response": "log(sigma_2/sigma_1 of W_l(t) - W_l(0)) centred per run"})
         record_note(
             f"F1 depth {depth}, the learned part W_l(t) - W_l(0) at the first plateau: sigma_2/sigma_1 per hidden "
             "layer (mean) " + " ".join(f"{v:.4f}" for v in torch.tensor(learned)[:, 1:-1].mean(0))
@@ -603,9 +610,10 @@ def judge_second_value(bsj25_store, depth: int, at: str) -> None:
         record_note(
             f"F1 depth {depth}: runs that left their first plateau (every hidden layer above 1/2) but whose input or "
             f"output layer has no second singular value yet after {end} steps: "
-            + "; ".join(f"seed {training.config.seeds[r]}: loss {float(training.losses[end, r]):.3f}, training accuracy "
-                        f"{float(training.train_accuracy[r]):.2f}, loss over the last quarter of the run falling by "
-                        f"{float(1 - training.losses[end, r] / training.losses[3 * end // 4, r]):.1%}" for r in waiting)
+            + "; ".join(f"seed {training.config.seeds[r]}: loss {float(training.losses[end, r]):.3f}, training "
+                        f"accuracy {float(training.train_accuracy[r]):.2f}, loss over the last quarter of the run "
+                        f"falling by {float(1 - training.losses[end, r] / training.losses[3 * end // 4, r]):.1%}"
+                        for r in waiting)
             + " (on a later plateau: 'later' needs a longer run for them)."
         )
     if not stalled:
@@ -631,7 +639,8 @@ def judge_second_value(bsj25_store, depth: int, at: str) -> None:
                 f"steps (gradient-flow time {float(training.time[end, r] - training.time[start, r]):.1f}) loss "
                 f"{float(training.losses[end, r]):.3f}, accuracy {float(training.train_accuracy[r]):.2f}, hidden "
                 f"sigma_2/sigma_1 {float(training.ratios(start)[r, hidden].max()):.3f} -> "
-                f"{float(training.ratios(end)[r, hidden].max()):.3f} (largest), the loss rising on {rising:.0%} of the steps"
+                f"{float(training.ratios(end)[r, hidden].max()):.3f} (largest), the loss rising on {rising:.0%} of the "
+                f"steps"
             )
         record_note(
             f"F1 depth {depth}, the runs stall on their first plateau: " + "; ".join(rows)

@@ -114,7 +114,8 @@ def test_theorem2_and_corollary1_absolute_forms_follow(W):
     u, v = U[:, 0], Vh[0]
     plain = float(torch.linalg.matrix_norm(W / fro - torch.outer(u, v), "fro"))
     absolute = float(torch.linalg.matrix_norm(A / fro - torch.outer(u.abs(), v.abs()), "fro"))
-    check_inequality(absolute, plain, tolerance / fro, statement="|| |W|/||W||_F - |u||v|^T ||_F <= || W/||W||_F - uv^T ||_F")
+    check_inequality(absolute, plain, tolerance / fro,
+                     statement="|| |W|/||W||_F - |u||v|^T ||_F <= || W/||W||_F - uv^T ||_F")
     other = W[:, 0] / W[:, 0].norm()
     check_inequality(abs(float(u @ other)), float(u.abs() @ other.abs()), 4 * W.shape[0] * EPS,
                      statement="|<v, u>| <= <|v|, |u|> (unit vectors)")

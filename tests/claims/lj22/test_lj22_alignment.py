@@ -259,11 +259,11 @@ def test_lemma11_targeted_search_for_the_smallest_slack():
 @pytest.mark.claim("LJ22.L11")
 def test_lemma11_proof_eq74_squared_offset_finding():
     """A finding about the proof: Eq. (74) with D = ||U(0)^T U(0) - Y(0) Y(0)^T||_2^2 as the pdf prints it; below
-    1 the square makes D smaller than the unsquared D of Ji & Telgarsky's B.2, and the bound built from it fails. (a) At t = 0 of small starts whose U
-    dominates (N(0, 0.01^2) weights, U x 8) on the three fixed shapes: (1/8)||A||^2 - D'^2 > ||B||^2 there while
-    ||U||_2^2 < 1/8. (b) On the path where the nightly targeted search found it (1 x 1 x 1 block, scale 1.5, U x
-    2^2.25, Y x 2^-2.25, Z x 2, seed 621; 20 RK4 steps to s = 3), at its worst step. The same points hold with D'
-    unsquared (checked here too, the statement's cases). The lemma's statement does not fix D', so this is the
+    1 the square makes D smaller than the unsquared D of Ji & Telgarsky's B.2, and the bound built from it fails. (a) At
+    t = 0 of small starts whose U dominates (N(0, 0.01^2) weights, U x 8) on the three fixed shapes: (1/8)||A||^2 - D'^2
+    > ||B||^2 there while ||U||_2^2 < 1/8. (b) On the path where the nightly targeted search found it (1 x 1 x 1 block,
+    scale 1.5, U x 2^2.25, Y x 2^-2.25, Z x 2, seed 621; 20 RK4 steps to s = 3), at its worst step. The same points hold
+    with D' unsquared (checked here too, the statement's cases). The lemma's statement does not fix D', so this is the
     erratum "proof step wrong, statement holds", with no verdict change."""
     record_note(L11_READING)
     cases = []
@@ -299,7 +299,8 @@ def test_lemma11_proof_eq74_squared_offset_finding():
         check_inequality(corrected, b_sq, lemma11_tolerance(m, start, corrected, b_sq), shape=shape, s=s,
                          D_prime=offset, reading="D' unsquared", lhs_range=(-offset, math.inf),
                          tolerance_source=L11_TOLERANCE)
-        rows.append(f"{shape} at s = {s:g}: (1/8)||A||^2 - D'^2 = {printed:.3g} > ||B||^2 = {b_sq:.3g} (D' = {offset:.3g})")
+        rows.append(f"{shape} at s = {s:g}: (1/8)||A||^2 - D'^2 = {printed:.3g} > ||B||^2 = {b_sq:.3g} (D' = "
+                    f"{offset:.3g})")
     record_note("Finding (proof, Eq. (74)): the chain with D squared fails: " + "; ".join(rows) + ".")
     record_erratum(
         "LJ22.L11-E1", severity="proof step wrong, statement holds", location_kind="proof step",
@@ -316,7 +317,8 @@ def test_lemma11_proof_eq74_squared_offset_finding():
 @pytest.mark.claim("LJ22.L11", negative_control=True)
 def test_lemma11_with_offset_from_another_initialization():
     """The same check with D' taken from a different (small, nearly balanced) initialization, at the initialization
-    of an unbalanced start (U x6, Y and Z x0.2): there (1/8)||A||^2 - D'_other exceeds ||B||^2, so D' must be the path's own."""
+    of an unbalanced start (U x6, Y and Z x0.2): there (1/8)||A||^2 - D'_other exceeds ||B||^2, so D' must be the path's
+    own."""
     rejected = 0
     for shape, scale, risk, theta0 in lemma11_runs((1.0,)):
         w = risk.network.edge_weights(theta0)
@@ -443,7 +445,8 @@ def test_corollary1_tail_alignment_trend(co1_data):
         f"Hypothesis R(w(0)) < l(0) = log 2 enforced by rejection sampling; it guarantees only that some example "
         f"has a positive margin at t = 0 (fewest seen: {worst['positive_margins0']} of {worst['n']}), not that the "
         "network separates the data (Lyu & Li's condition, for the mean risk, is R < l(0)/n). The limit direction's "
-        "'no zero entries' is not checked. Levels are arc lengths s of the path, one independent initialization per run."
+        "'no zero entries' is not checked. Levels are arc lengths s of the path, one independent initialization per "
+        "run."
     )
     levels = [r["s"] for r in co1_data]
     response = [min(r["align_23"], r["align_34"]) for r in co1_data]
@@ -461,7 +464,8 @@ def test_corollary1_tail_alignment_trend(co1_data):
     )
     best = max(co1_data, key=lambda r: r["s"])
     record_note(
-        f"At s = {best['s']}: flow time t = 10^{best['log10_t']:.2f}, alignments W2-W3 {best['align_23']:.4f}, W3-W4 {best['align_34']:.4f}."
+        f"At s = {best['s']}: flow time t = 10^{best['log10_t']:.2f}, alignments W2-W3 {best['align_23']:.4f}, W3-W4 "
+        f"{best['align_34']:.4f}."
     )
 
 
@@ -552,17 +556,19 @@ def test_theorem2_eq13_along_trajectories():
             ratio=[r[4] for r in rows],
         )
     record_note(
-        f"Smallest Eq. (13) slacks D - lhs (absolute; the tables give slacks relative to |lhs| + |rhs|): V_c read with K for M (V_c = 1) {smallest['K for M']:.4g}, literal M (V_c = {c}) "
-        f"{smallest['literal M']:.4g}; at t = 0 the first has slack {min(at_zero):.4g} >= 0, so this D makes Eq. (13) "
+        f"Smallest Eq. (13) slacks D - lhs (absolute; the tables give slacks relative to |lhs| + |rhs|): V_c read with "
+        f"K for M (V_c = 1) {smallest['K for M']:.4g}, literal M (V_c = {c}) {smallest['literal M']:.4g}; at t = 0 the "
+        f"first has slack {min(at_zero):.4g} >= 0, so this D makes Eq. (13) "
         "hold from t = 0 on."
     )
     record_erratum(
-        "LJ22.T2-E2", severity="sign or typo", location_kind="statement", location="Theorem 2, V_c(j) in Eqs. (13)-(14)",
+        "LJ22.T2-E2", severity="sign or typo", location_kind="statement",
+        location="Theorem 2, V_c(j) in Eqs. (13)-(14)",
         printed="V_c(j) := max dim W[M+1] prod_{j < k <= M} min(a_k, b_k) if j <= M and 1 otherwise",
-        corrected="V_c(j) := max dim W[K+1] prod_{j < k <= K} min(a_k, b_k) if j <= K and 1 otherwise (K, the number of "
-                  "convolutions: a_k, b_k exist only for k <= K, and the proof's Eq. (84) puts the factor max dim W[.+1] on the step "
-                  "out of the last convolution). Read literally, V_c of a block or fully-connected layer is max dim of "
-                  "the next layer, and Eq. (13) for it holds with any D >= 0 (vacuous)",
+        corrected="V_c(j) := max dim W[K+1] prod_{j < k <= K} min(a_k, b_k) if j <= K and 1 otherwise (K, the number "
+                  "of convolutions: a_k, b_k exist only for k <= K, and the proof's Eq. (84) puts the factor max dim "
+                  "W[.+1] on the step out of the last convolution). Read literally, V_c of a block or fully-connected "
+                  "layer is max dim of the next layer, and Eq. (13) for it holds with any D >= 0 (vacuous)",
         # no violation exists to show: read literally, Eq. (13) at a block is true for every A and says nothing
         counterexample=(
             f"none (the printed V_c makes Eq. (13) vacuous, not false): at the ResNetFree block (K = 0, M = 1) the "
@@ -594,10 +600,10 @@ def t2_block_tolerance(m, m0, lhs, rhs) -> float:
 def test_theorem2_eq13_through_a_block():
     record_note(
         "Eq. (13) for j = a linear fully-connected layer W2 followed by a linear ResNetFree block and Fin (M = 2, "
-        "K = 0): N_r(W2) = 1, and V_c(W2) = 1 under both readings of V_c (K for M: j > K = 0; literally: max dim W[M+1] "
-        "= max dim Fin = 1 here, c = 1, and no convolutional dimensions), so Eq. (13) reads (1/8)||W2||_F^2 - ||W2||_2^2 <= D. D is "
-        "telescoped from the proof's pieces at t = 0 (claims.lj22.eq13_offset_through_block: Eq. (83), the "
-        "block's input-side invariance, Lemma 11 with its factor 8, Eq. (84)). W2 starts orthogonal (a flat "
+        "K = 0): N_r(W2) = 1, and V_c(W2) = 1 under both readings of V_c (K for M: j > K = 0; literally: max dim "
+        "W[M+1] = max dim Fin = 1 here, c = 1, and no convolutional dimensions), so Eq. (13) reads (1/8)||W2||_F^2 - "
+        "||W2||_2^2 <= D. D is telescoped from the proof's pieces at t = 0 (claims.lj22.eq13_offset_through_block: Eq. "
+        "(83), the block's input-side invariance, Lemma 11 with its factor 8, Eq. (84)). W2 starts orthogonal (a flat "
         "spectrum, left side > 0); random starts make the left side negative from t = 0, where Eq. (13) says nothing."
     )
     smallest, at_zero, informative = float("inf"), [], 0
@@ -634,8 +640,9 @@ def test_theorem2_eq13_through_a_block():
             lhs=[r[4] for r in rows],
         )
     record_note(
-        f"Through a block: smallest Eq. (13) slack D - lhs {smallest:.4g} (absolute); at t = 0 the smallest slack is {min(at_zero):.4g} "
-        f">= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a positive left side "
+        f"Through a block: smallest Eq. (13) slack D - lhs {smallest:.4g} (absolute); at t = 0 the smallest slack is "
+        f"{min(at_zero):.4g} >= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a "
+        f"positive left side "
         "(the rest are implied by D >= 0)."
     )
 
@@ -646,7 +653,8 @@ def test_theorem2_eq13_through_a_block_with_offset_from_another_initialization()
     risk, theta0 = theorem2_through_block_start(0)
     m = theorem2_through_block_matrices(risk.network, theta0)
     g = torch.Generator().manual_seed(4343)
-    other = theorem2_through_block_matrices(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
+    other = theorem2_through_block_matrices(
+        risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
     D_other = eq13_offset_through_block(other["W2"], other["B3.Y"], other["B3.U"], other["B3.Z"], other["Fin"])
     lhs = frobenius_sq(m["W2"]) / 8 - spectral_sq(m["W2"])
     # no fixed range of the left side (see the main test); D_other >= 0 could have accepted it
@@ -743,9 +751,10 @@ def test_theorem2_eq13_through_convolutions():
             C2_ratio=[r[4] for r in rows],
         )
     record_note(
-        f"Through convolutions: smallest Eq. (13) slack D - lhs for C2 (j = 1) {smallest:.4g} (absolute); at t = 0 the smallest slack is "
-        f"{min(at_zero):.4g} >= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; {informative} steps had a "
-        f"positive left side; at {vacuous} points the last convolution's Eq. (13) was vacuous (V_c >= its rank)."
+        f"Through convolutions: smallest Eq. (13) slack D - lhs for C2 (j = 1) {smallest:.4g} (absolute); at t = 0 the "
+        f"smallest slack is {min(at_zero):.4g} >= 0, so the telescoped D makes Eq. (13) hold from t = 0 on; "
+        f"{informative} steps had a positive left side; at {vacuous} points the last convolution's Eq. (13) was "
+        f"vacuous (V_c >= its rank)."
     )
 
 
@@ -755,7 +764,8 @@ def test_theorem2_eq13_through_convolutions_with_offset_from_another_initializat
     risk, theta0 = theorem2_convolution_start(THEOREM2_CONV_CHAIN, 0, flat_first_kernel=True)
     kernels, F = convolution_chain(risk.network, theta0)
     g = torch.Generator().manual_seed(4444)
-    other = convolution_chain(risk.network, 0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
+    other = convolution_chain(risk.network,
+                              0.05 * torch.randn(risk.network.n_parameters, generator=g, dtype=torch.float64))
     lhs, vc = t2_conv_eq13_lhs(kernels, F, 0, kernel_rows)
     D_other = eq13_offset_through_convolutions(*other, 0)
     # no fixed range of the left side (see the main test); D_other >= 0 could have accepted it
@@ -801,13 +811,13 @@ def test_theorem2_eq13_for_a_convolution_with_definition8_flattening_is_rejected
         printed="W[j] the matrix representation of the j-th layer (Definition 8: for a convolutional tensor T in "
                 "R^{a x b x c}, the flattening to an element of R^{a x (b x c)})",
         corrected="for a convolutional layer, W[j] is the flattening T1 in R^{c x (a b)} (rows = output kernels: Lemma "
-                  "10's T1, Theorem 1 case 2's W1), the one the proof's chain pairs with the next layer; with Definition "
-                  "8's R^{a x (b c)} the chain would need Lemma 10's factor min(a_j, b_j) for k = j as well",
+                  "10's T1, Theorem 1 case 2's W1), the one the proof's chain pairs with the next layer; with "
+                  "Definition 8's R^{a x (b c)} the chain would need Lemma 10's factor min(a_j, b_j) for k = j as well",
         counterexample=numbers[0],
     )
     record_note(
-        "Definition 8's flattening in Eq. (13) (one convolution, a = b = 4, c = 1, kernel spanning the grid, N(0, 0.3^2) "
-        "start, 64 RK4 steps to s = 16): left side vs D at s = 16: "
+        "Definition 8's flattening in Eq. (13) (one convolution, a = b = 4, c = 1, kernel spanning the grid, N(0, "
+        "0.3^2) start, 64 RK4 steps to s = 16): left side vs D at s = 16: "
         + ", ".join(f"seed {seed}: {lhs:.3g} vs {D:.3g}" for seed, lhs, D in counterexamples)
         + ". ||W||_2^2/||W||_F^2 of that flattening along the path (seed, s, ratio, ||T||_F^2): "
         + ", ".join(f"({seed}, {s:g}, {r:.3f}, {f:.3g})" for seed, s, r, f in ratios)
@@ -906,9 +916,11 @@ def test_theorem2_eq14_eq15_trends(t2_data):
                              coarse=coarse[key], fine=fine[key], first_level_max=max(r[key] for r in first))
         record_note(
             f"Step sensitivity at s = {max(levels):g}: h = 1/{T2_STEPS_PER_UNIT} vs 1/{2 * T2_STEPS_PER_UNIT} gives "
-            f"ratio {coarse['ratio']:.4f} vs {fine['ratio']:.4f}, alignment {coarse['align']:.5f} vs {fine['align']:.5f}, "
-            f"log10 t {coarse['log10_t']:.1f} vs {fine['log10_t']:.1f}. The follower equals the plain flow (DOP853) "
-            "where that can be integrated (tests/unit/lj22/test_alignment.py); beyond, the values carry this step dependence."
+            f"ratio {coarse['ratio']:.4f} vs {fine['ratio']:.4f}, alignment {coarse['align']:.5f} vs "
+            f"{fine['align']:.5f}, log10 t {coarse['log10_t']:.1f} vs {fine['log10_t']:.1f}. The follower equals the "
+            f"plain flow (DOP853) "
+            "where that can be integrated (tests/unit/lj22/test_alignment.py); beyond, the values carry this step "
+            "dependence."
         )
 
 

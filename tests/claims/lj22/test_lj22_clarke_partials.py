@@ -98,7 +98,8 @@ def test_partials_differ_for_paths_whose_patterns_differ(instance):
     for i, j in same_length_pairs(paths):
         vi, vj = path_vertices(network, paths[i]), path_vertices(network, paths[j])
         one_active = (pattern[:, vi] == 1).all(1) != (pattern[:, vj] == 1).all(1)
-        chosen = [n for n in range(x.shape[0]) if bool(one_active[n]) and not bool(kink[n, vi].any() or kink[n, vj].any())]
+        chosen = [n for n in range(x.shape[0])
+                  if bool(one_active[n]) and not bool(kink[n, vi].any() or kink[n, vj].any())]
         if chosen:
             judge_partials(partials, i, j, chosen[:1], check_rejected, paths=(i, j), length=len(paths[i]))
             judged += 1

@@ -148,7 +148,8 @@ def test_lj22_laws_against_all_the_laws():
     for family, cases in sorted(found.items()):
         record_note(family_note(family, cases))
     record_note(f"{len(rows)} architectures, D = {min(r['D'] for r in rows)}..{max(r['D'] for r in rows)}; the "
-                f"smallest relative singular-value gap of a kept row (every rank exact) {min(r['gap'] for r in rows):.2e}.")
+                f"smallest relative singular-value gap of a kept row (every rank exact) "
+                f"{min(r['gap'] for r in rows):.2e}.")
     record_figure(
         plot_law_counts(rows, title="conservation laws: counted against LJ22's"),
         "counted against predicted",

@@ -126,7 +126,8 @@ def test_unrolled_tree_and_pull_back(instance):
         scaled = [s * leaf for s, leaf in zip(scale, leaves)]
         check_exact([tree.forward_exact(tree_weights, scaled)], [nu], identity="Lemma 7", vertex=vertex)
     check_exact(tree_weights, [sign(weights[e]) for e in unrolled.origin], identity="Lemma 5 weights")
-    check_exact(scale, [prod((abs(weights[e]) for e in p), start=Fraction(1)) for p in paths.paths], identity="Lemma 5 h'")
+    check_exact(scale, [prod((abs(weights[e]) for e in p), start=Fraction(1)) for p in paths.paths],
+                identity="Lemma 5 h'")
     record_note("Lemmas 5-7 exactly: unrolled tree = nu; every pull-back step preserves nu; end state sgn(w), h'.")
 
 
@@ -170,7 +171,8 @@ def test_eq2_partial_derivatives(instance):
     check_close(*entrywise_relative(autograd, eq2, scales), tolerance, scale=1.0,
                 relative_to="sum_{p ni e} |x_p| prod_{f != e} |w_f| entrywise",
                 identity="Eq. (2) vs autograd")
-    record_note("(d) Eq. (2) against autograd at differentiable points, error relative to sum_{p ni e} |x_p prod_{f!=e} w_f|.")
+    record_note("(d) Eq. (2) against autograd at differentiable points, error relative to sum_{p ni e} |x_p "
+                "prod_{f!=e} w_f|.")
 
 
 def flipped_tree_prediction(network, weights, x, edge):

@@ -62,7 +62,8 @@ def order_note(what: str, tally: dict) -> str:
     return (
         f"Trajectories ({what}; 16 of 128 random initializations, those moving farthest before half their "
         "first-order time to a kink or sign change; Euler h = 1/16..1/128 and RK4 h = 1/4..1/64 of that horizon, "
-        f"every evaluation monitored; slope fitted on the 3 finest asymptotic drifts, at least the order minus 0.5): {tally}"
+        f"every evaluation monitored; slope fitted on the 3 finest asymptotic drifts, at least the order minus 0.5): "
+        f"{tally}"
     )
 
 
@@ -302,7 +303,8 @@ def test_twin_balance_drift_shrinks_at_the_integrator_order():
     studies = order_studies(flow, theta, list(balances.values()))
     pre = [patterns(risk, t) for t in theta]
     tally = combined_tally([
-        judge_order(studies, balance.name, check_convergence_order, include=lambda i, u=u, v=v: same_pattern(pre[i], u, v))
+        judge_order(studies, balance.name, check_convergence_order,
+                    include=lambda i, u=u, v=v: same_pattern(pre[i], u, v))
         for (u, v), balance in balances.items()
     ])
     assert_judged(tally)
@@ -388,7 +390,8 @@ def test_printed_layers_conserve_only_when_they_cut_every_path():
                     smallest[:] = [(size, {
                         "edges": [list(edge) for edge in network.edges], "inputs": network.n_inputs,
                         "F": sorted(layer), "F'": sorted(reference), "paths missing F": graph.paths_missing(layer),
-                        "|rate| / summands": float(rate.rate.abs() / rate.scale), "rounding bound": float(rate.tolerance),
+                        "|rate| / summands": float(rate.rate.abs() / rate.scale),
+                        "rounding bound": float(rate.tolerance),
                     })]
 
     run()
@@ -398,10 +401,10 @@ def test_printed_layers_conserve_only_when_they_cut_every_path():
         "LJ22.L3-E1", severity="hypothesis missing", location_kind="hypothesis",
         location="Definition 7, condition 2 (the layers of Lemma 3)",
         printed="2) the graph (V, E \\ F, w) is disconnected",
-        corrected="2) every input-to-output path contains an edge of F (with condition 1, exactly one): removing F leaves "
-                  "no input-to-output path, which is what the proof of Lemma 3 double counts. Read with the usual "
-                  "meaning of 'disconnected' (more than one component), the printed condition admits edge sets that some "
-                  "path misses, and Eq. (7) fails for them",
+        corrected="2) every input-to-output path contains an edge of F (with condition 1, exactly one): removing F "
+                  "leaves no input-to-output path, which is what the proof of Lemma 3 double counts. Read with the "
+                  "usual meaning of 'disconnected' (more than one component), the printed condition admits edge sets "
+                  "that some path misses, and Eq. (7) fails for them",
         counterexample=smallest[0][1],
     )
     record_note(
@@ -443,7 +446,8 @@ def bias_edges(network: DagNetwork, targets) -> list[int]:
 @L3
 def test_layer_balance_drift_shrinks_at_the_integrator_order():
     network = lemma3_network()
-    layer2 = [v for v in range(network.n_vertices) if v in {network.edges[e][1] for row in network.matrices["W2"] for e in row}]
+    layer2 = [v for v in range(network.n_vertices)
+              if v in {network.edges[e][1] for row in network.matrices["W2"] for e in row}]
     first = [e for row in network.matrices["W2"] for e in row] + bias_edges(network, layer2 + [network.output])
     second = [e for row in network.matrices["W3"] for e in row] + bias_edges(network, [network.output])
     graph = GraphLayers(network)

@@ -76,10 +76,10 @@ def smallest_ratio(shape: tuple[int, int, int], seed: int) -> tuple[float, np.nd
 
 @pytest.mark.claim("LJ22.L11")
 def test_lemma11_sharpest_constant_by_search():
-    """scipy.optimize (Nelder-Mead, 3 restarts per shape, 8 and two more shapes under nightly) minimizes ||B||^2/||A||^2 over balanced blocks: every
-    optimum is >= 1/2 (the statement with c = 1/2 and D' = 0 at the optimum, an informative case: the ratio
-    reaches its bound) and the minima found over shapes with a >= 2 reach 1/2: the search's power, judged over
-    its restarts (``SHARP``)."""
+    """scipy.optimize (Nelder-Mead, 3 restarts per shape, 8 and two more shapes under nightly) minimizes ||B||^2/||A||^2
+    over balanced blocks: every optimum is >= 1/2 (the statement with c = 1/2 and D' = 0 at the optimum, an informative
+    case: the ratio reaches its bound) and the minima found over shapes with a >= 2 reach 1/2: the search's power,
+    judged over its restarts (``SHARP``)."""
     count_cases_as("optima")
     found, finals = {}, {}
     for i, shape in enumerate(SEARCH_SHAPES[active_profile()]):
@@ -126,10 +126,12 @@ def test_lemma11_sharpest_constant_exact_construction():
         A, B = U.row_join(Z), Y.col_join(Z)
         a_sq, b_sq = exact_spectral_sq(A), exact_spectral_sq(B)
         with one_case():
-            check_exact([Fraction(str(v)) for v in invariant], [Fraction(0)], identity="U^T U - Y Y^T = 0 (D' = 0)", t=str(t))
-            check_exact([Fraction(str(a_sq)), Fraction(str(b_sq))], [2 * t * t, t * t], identity="||A||^2 = 2t^2, ||B||^2 = t^2",
+            check_exact([Fraction(str(v)) for v in invariant], [Fraction(0)], identity="U^T U - Y Y^T = 0 (D' = 0)",
                         t=str(t))
-            check_exact([Fraction(str(b_sq / a_sq))], [Fraction(1, 2)], identity="ratio ||B||^2/||A||^2 = 1/2", t=str(t))
+            check_exact([Fraction(str(a_sq)), Fraction(str(b_sq))], [2 * t * t, t * t],
+                        identity="||A||^2 = 2t^2, ||B||^2 = t^2", t=str(t))
+            check_exact([Fraction(str(b_sq / a_sq))], [Fraction(1, 2)], identity="ratio ||B||^2/||A||^2 = 1/2",
+                        t=str(t))
             lhs = Fraction(str(a_sq)) / 8
             check_inequality(float(lhs), float(b_sq), 0.0, t=str(t), reading="printed: (1/8)||A||^2 - 0 <= ||B||^2",
                              lhs_range=(0.0, np.inf))

@@ -145,7 +145,8 @@ def test_case_6_as_printed_is_rejected(instance):
         corrected="W2 is a rearrangement of [Y; Z] (the out-edges of the convolution's neurons into the block, as in "
                   "case 7's second part and the proof's matrix from V1 to V2 u V3) into an element of R^{d x c}",
         counterexample={"channels": channels, "active neurons": len(active), "edges": network.n_edges,
-                        "loss": risk.loss, "max |dQ/dt| / summands": float((rate.rate.abs() / rate.scale.clamp_min(1e-300)).max()),
+                        "loss": risk.loss,
+                        "max |dQ/dt| / summands": float((rate.rate.abs() / rate.scale.clamp_min(1e-300)).max()),
                         "rounding bound": float(rate.tolerance)},
         size=network.n_edges,
     )
@@ -207,14 +208,16 @@ examples) for cases 1 and 3, linear shared neurons (the whole matrix) where a co
 block output would rarely be active at every position on every example."""
 
 
-@pytest.mark.parametrize("claim", [pytest.param(c, marks=pytest.mark.claim(c)) for c in sorted(TRAJECTORY_ARCHITECTURES)])
+@pytest.mark.parametrize("claim", [pytest.param(c, marks=pytest.mark.claim(c))
+                                   for c in sorted(TRAJECTORY_ARCHITECTURES)])
 def test_theorem1_drift_shrinks_at_the_integrator_order(claim):
     case, build = TRAJECTORY_ARCHITECTURES[claim]
     network = build()
     pair_neurons = lambda network, case: theorem1_pair(network, case).neurons  # noqa: E731
     # Two examples for ReLU shared neurons: a neuron active on both is common; linear ones take three.
     relu = any(network.slopes[v] == RELU for group in pair_neurons(network, case) for v in group)
-    risk, theta, flow = trajectory_instance(network, seed=17, batch=8 * trajectory_factor(), n_examples=2 if relu else 3)
+    risk, theta, flow = trajectory_instance(network, seed=17, batch=8 * trajectory_factor(),
+                                            n_examples=2 if relu else 3)
     pair = theorem1_pair(network, case)
     full = gram_balance(f"Eq. (6) {case}", pair.first, pair.second)
     actives = [active_neurons(network, pair.neurons, risk.with_preactivations(t)[1]) for t in theta]
@@ -342,7 +345,8 @@ def lemma4_drifts(case, slope, seed=19):
     unchanged in every run), each with its trajectory's DOP853 reference."""
     network = L4_ARCHITECTURES[case](slope)
     # One example for a convolution: its positions are what a neuron is active or inactive on.
-    risk, theta, flow = trajectory_instance(network, seed=seed, batch=8 * trajectory_factor(), n_examples=1 if case == "conv-dense" else 2)
+    risk, theta, flow = trajectory_instance(network, seed=seed, batch=8 * trajectory_factor(),
+                                            n_examples=1 if case == "conv-dense" else 2)
     pair = theorem1_pair(network, case)
     full = gram_balance(f"Eq. (6) {case}", pair.first, pair.second)
     studies = [drift_study(flow, theta, [full], 1.0, counts, method) for method, counts in LIMIT_PROTOCOL]
@@ -414,7 +418,8 @@ def limit_figure(case, results):
         caption=(f"Lemma 4, {case} ReLU pair with u active on every example and v on some: the signed drift of the "
                  "(u, v) entry of W2^T W2 - W1 W1^T over its Richardson limit, against the step size; every trajectory "
                  "tends to 1 (the limit, shaded: its error estimate), far from 0 (an invariant)."),
-        scale=f"{len(results) // len(LIMIT_PROTOCOL)} smooth trajectories with a mixed pair, {protocol} of each horizon",
+        scale=f"{len(results) // len(LIMIT_PROTOCOL)} smooth trajectories with a mixed pair, {protocol} of each "
+              "horizon",
     )
 
 

@@ -728,8 +728,10 @@ def test_direction_is_undefined_at_every_multiple_of_pi(v, after, count):
         printed="Fix a vector v in R^d. Consider the function t -> v|t sin(t)|.",
         corrected="t -> v (1 + |t sin t|) with v != 0: never 0, so w/||w|| = v/||v|| at every t (Assumption 2's "
                   "directional convergence needs w(t) != 0 eventually), and every point v c (c >= 1) of its image is "
-                  "reached infinitely often. The printed witness vanishes at every t = k pi, where w/||w|| is undefined.",
-        counterexample={"v": [str(q) for q in v], "T": after, "t": "pi" if first == 1 else f"{first} pi", "w(t)": str(value),
+                  "reached infinitely often. The printed witness vanishes at every t = k pi, where w/||w|| is "
+                  "undefined.",
+        counterexample={"v": [str(q) for q in v], "T": after, "t": "pi" if first == 1 else f"{first} pi",
+                        "w(t)": str(value),
                         "w(t)/||w(t)||": "undefined" if direction_of(v_float * float(value)) is None else "defined"},
         size=first,
     )

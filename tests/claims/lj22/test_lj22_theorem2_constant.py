@@ -93,7 +93,8 @@ def test_theorem2_eq13_with_the_printed_pieces_on_the_suite_paths():
                 A, F = theorem2_block_sides(risk.network, th)
                 lhs = frobenius_sq(A) - spectral_sq(A)  # V_c = 1 (K read for the printed M; see test_lj22_alignment)
                 check_inequality(lhs, D, block_tolerance(A, F, A0, F0, lhs, D), lhs_range=(0.0, math.inf),
-                                 path="block -> Fin", seed=seed, s=s, D_suite=D_suite, tolerance_source=TOLERANCE_SOURCE)
+                                 path="block -> Fin", seed=seed, s=s, D_suite=D_suite,
+                                 tolerance_source=TOLERANCE_SOURCE)
                 positive += lhs > 0
         rows.append(f"block -> Fin, seed {seed}: D printed {D:.4g} vs suite {D_suite:.4g}")
     for seed in range(3):
@@ -133,7 +134,8 @@ def test_theorem2_eq13_with_the_printed_pieces_on_the_suite_paths():
 
 
 SMALL_SCALE, FIN_FACTOR = 0.1, 5.0
-"""Small starts: N(0, 0.1^2) weights with Fin x 5, so ||Fin(0)^T Fin(0) - A(0) A(0)^T||_2 < 1 and its square is smaller."""
+"""Small starts: N(0, 0.1^2) weights with Fin x 5, so ||Fin(0)^T Fin(0) - A(0) A(0)^T||_2 < 1 and its square is
+smaller."""
 
 
 @pytest.mark.claim("LJ22.T2")
@@ -175,7 +177,7 @@ def test_theorem2_eq84_squared_offset_finding():
                 "W_l^T(0)||_2^2",
         corrected="D_l = ||W_{l+1}^T(0) W_{l+1}(0) - W_l(0) W_l^T(0)||_2, not squared (Weyl's inequality on the "
                   "invariance W_{l+1}^T W_{l+1} - W_l W_l^T): with the square the telescoped D is too small wherever "
-                  "D_l < 1 (small weights) and Eq. (13) fails with it. Theorem 2 states only 'a constant D >= 0 fixed at "
-                  "initialization', and holds with the unsquared D_l",
+                  "D_l < 1 (small weights) and Eq. (13) fails with it. Theorem 2 states only 'a constant D >= 0 fixed "
+                  "at initialization', and holds with the unsquared D_l",
         counterexample=numbers[0],
     )

@@ -111,7 +111,8 @@ def test_frozen_kkt_gradient_and_jacobian():
                 z = z * masks[layer]
         return (instance.g * out[-1]).sum() - mu[0] * out[0][0, 2] - mu[1] * out[1][1, 3]
 
-    torch.testing.assert_close(system.lagrangian_gradient(theta[None], mu)[0], grad(frozen)(theta), rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(system.lagrangian_gradient(theta[None], mu)[0], grad(frozen)(theta), rtol=1e-12,
+                               atol=1e-14)
     y = torch.cat([theta, torch.tensor([0.4], dtype=F64), mu])
     direction = torch.randn(len(y), generator=torch.Generator().manual_seed(0), dtype=F64)
     h = 1e-6
@@ -229,8 +230,10 @@ def test_closed_forms(depth):
     assert math.isclose(c, s * depth ** (-depth / 2))
     t, h = 0.5 * escape_time_exact(r0, radius, depth, s), 1e-5
     derivative = (p22_norm_exact(r0, depth, s, t + h) - p22_norm_exact(r0, depth, s, t - h)) / (2 * h)
-    assert math.isclose(float(derivative), depth * c * float(p22_norm_exact(r0, depth, s, t)) ** (depth - 1), rel_tol=1e-8)
-    assert math.isclose(float(p22_norm_exact(r0, depth, s, escape_time_exact(r0, radius, depth, s))), radius, rel_tol=1e-12)
+    assert math.isclose(float(derivative), depth * c * float(p22_norm_exact(r0, depth, s, t)) ** (depth - 1),
+                        rel_tol=1e-8)
+    assert math.isclose(float(p22_norm_exact(r0, depth, s, escape_time_exact(r0, radius, depth, s))), radius,
+                        rel_tol=1e-12)
     assert math.isclose(float(p22_norm_printed(r0, depth, c, t)), float(p22_norm_exact(r0, depth, s, t)), rel_tol=1e-14)
     if depth > 2:
         assert math.isnan(float(p22_norm_printed(r0, depth, s, 2 * blowup_time(r0, depth, s))))
@@ -287,7 +290,8 @@ def test_instances():
     assert math.isclose(float(digits.g.min()), -0.9 / 50) and math.isclose(float(digits.g.max()), 0.1 / 50)
     instance, u, v = near_rank_one_instance(0, 4, 6, 2, 0.01, 3.0, aligned=0.1)
     assert bool((u >= 0).all() and (v >= 0).all())
-    assert math.isclose(float(torch.linalg.vector_norm(u)), 3.0) and math.isclose(float(torch.linalg.vector_norm(v)), 1.0)
+    assert (math.isclose(float(torch.linalg.vector_norm(u)), 3.0)
+            and math.isclose(float(torch.linalg.vector_norm(v)), 1.0))
     assert math.isclose(float(torch.linalg.matrix_norm(instance.x - torch.outer(u, v))), 0.01, rel_tol=1e-12)
     example = example1_instance()
     assert example.x.shape == (2, 8) and example.g.tolist() == [[-1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0]]

@@ -24,14 +24,16 @@ def test_two_sided_form_matches_the_network():
 def test_absolute_value_network_is_two_sided():
     half = Fraction(1, 2)
     net = [[[half, Fraction(0)], [-half, Fraction(0)]], [[half, half]]]
-    assert exact_network(net, [Fraction(1), Fraction(0)]) == exact_network(net, [Fraction(-1), Fraction(0)]) == [Fraction(1, 4)]
+    assert (exact_network(net, [Fraction(1), Fraction(0)]) == exact_network(net, [Fraction(-1), Fraction(0)])
+            == [Fraction(1, 4)])
 
 
 def _network(seed):
     gen = torch.Generator().manual_seed(seed)
     x = torch.rand(3, 5, generator=gen, dtype=torch.float64) + 0.5
     g = torch.randn(2, 5, generator=gen, dtype=torch.float64)
-    weights = [torch.rand(4, 3, generator=gen, dtype=torch.float64) + 0.2, torch.randn(4, 4, generator=gen, dtype=torch.float64),
+    weights = [torch.rand(4, 3, generator=gen, dtype=torch.float64) + 0.2,
+               torch.randn(4, 4, generator=gen, dtype=torch.float64),
                torch.randn(2, 4, generator=gen, dtype=torch.float64)]
     return x, g, weights
 

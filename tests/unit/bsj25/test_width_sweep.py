@@ -172,7 +172,8 @@ def test_sweep_bookkeeping():
     assert set(result.success_rates("gaussian")) == {4, 8} and "continued" in result.scale()
     # a run's final speed does not depend on what it was stacked with
     alone = width_sweep((4,), runs=1, schemes=("gaussian",), schedule=PGDSchedule(steps=40))
-    torch.testing.assert_close(alone.speeds[("gaussian", 4)], result.speeds[("gaussian", 4)][:1], rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(alone.speeds[("gaussian", 4)], result.speeds[("gaussian", 4)][:1], rtol=1e-12,
+                               atol=1e-14)
 
 
 def test_odds_ratio_recovers_a_logistic_slope():

@@ -198,7 +198,8 @@ def test_chain_invariants_have_zero_rate_along_the_flow():
 def test_offset_through_convolutions_is_the_telescoped_sum_and_bounds_eq13_at_zero():
     risk = convolution_risk()
     for seed in range(5):
-        theta = torch.randn(risk.network.n_parameters, generator=torch.Generator().manual_seed(10 + seed), dtype=torch.float64)
+        theta = torch.randn(risk.network.n_parameters, generator=torch.Generator().manual_seed(10 + seed),
+                            dtype=torch.float64)
         kernels, F = convolution_chain(risk.network, theta)
         q0, q1 = convolution_chain_invariants(kernels, F)
         spectral = lambda q: float(torch.linalg.matrix_norm(q, ord=2))  # noqa: E731

@@ -309,7 +309,8 @@ def test_smooth_flow_breaks_ties_in_favour_of_the_earlier_candidate():
     candidates = _t([pair for k in range(10) for pair in ([values[k], values[k + 2]], [values[k + 2], values[k]])])
     risk = _one_neuron_risk()
     flow = GradientFlow(risk)
-    horizon = torch.minimum(flow.time_to_kink(candidates, 0.5), 0.2 * candidates.norm(dim=1) / flow(candidates).norm(dim=1))
+    horizon = torch.minimum(flow.time_to_kink(candidates, 0.5),
+                            0.2 * candidates.norm(dim=1) / flow(candidates).norm(dim=1))
     motion = horizon * flow(candidates).norm(dim=1) / candidates.norm(dim=1)
     assert torch.equal(motion[0::2], motion[1::2])  # the pairs tie exactly
     for batch in (1, 5, 19):

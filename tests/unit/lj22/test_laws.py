@@ -39,7 +39,8 @@ def test_a_frozen_edge_removes_the_vertex_balance():
     assert len(vertex_balances(network)) == 2  # the hidden neurons, not r
     naive = vertex_balances(network, naive=True)
     assert len(naive) == 4
-    assert set(not_conserved(network, naive)) == {law.name for law in naive} - {law.name for law in vertex_balances(network)}
+    assert set(not_conserved(network, naive)) == ({law.name for law in naive}
+                                                  - {law.name for law in vertex_balances(network)})
 
 
 def test_shared_parameters_remove_the_vertex_balance_and_theorem_1_replaces_it():
