@@ -142,7 +142,8 @@ def paired_test(compared: Sequence[float], reference: Sequence[float], rule: Tre
         uninformative = f"the design detects no effect with power {POWER} at alpha {rule.alpha} ({len(upper)} runs)"
     return Trend(
         rule=rule, n=len(upper), levels=2, correlation=correlation, p_predicted=float(p_predicted),
-        p_opposite=float(p_opposite), exact=exact, effect=effect, effect_interval=tuple(sorted((sign * low, sign * high))),
+        p_opposite=float(p_opposite), exact=exact, effect=effect,
+        effect_interval=tuple(sorted((sign * low, sign * high))),
         slope=median, slope_interval=median_interval, verdict=verdict, detectable_effect=detectable,
         uninformative=uninformative,
     )

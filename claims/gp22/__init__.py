@@ -1,8 +1,9 @@
 """Galanti & Poggio (CBMM Memo 134): SGD on Section 4.1's architecture families, hyperparameter
 designs trained as stacked programs, and convergence points of Eqs. (6)-(9) (Propositions 1 and 2).
 
-Modules: ``_batch_equivalence`` (Section 3.1's batch-size remark), ``_architectures`` (Section 4.1's families, Eq. (5)), ``_sgd`` (the stacked SGD runs on
-Eq. (2)), ``_records`` (what a run records: Sections 4.1-4.2's measures), ``_experiments`` (designs);
+Modules: ``_batch_equivalence`` (Section 3.1's batch-size remark), ``_architectures`` (Section 4.1's families,
+Eq. (5)), ``_sgd`` (the stacked SGD runs on Eq. (2)), ``_records`` (what a run records: Sections 4.1-4.2's
+measures), ``_experiments`` (designs);
 for Section 3.1: ``_losses``, ``_inputs``, ``_settings`` (network and E_T), ``_stationarity``
 (Eqs. (6)-(9), (13) at a point), ``_weight_decay_points`` and ``_zero_decay_points`` (constructed
 convergence points, Propositions 1 and 2), ``_residuals`` and ``_search`` (searching for the points
@@ -15,7 +16,8 @@ from claims.gp22._architectures import (
     Architecture,
 )
 from claims.gp22._batch_equivalence import (
-    batch_gradients, batch_mean_matrix, batches, exact_rank, full_batch_point, minimum_norm_inverse, recovered_residuals,
+    batch_gradients, batch_mean_matrix, batches, exact_rank, full_batch_point, minimum_norm_inverse,
+    recovered_residuals,
 )
 from claims.gp22._experiments import (
     Base, Design, DesignResult, DesignRunner, MEMO_SCALES, TRAINS_AT, register,

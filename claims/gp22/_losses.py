@@ -73,7 +73,9 @@ def second_derivative_bound(name: str, a: torch.Tensor, y: torch.Tensor, radius:
     point of the interval nearest t = 0); exponential exp(-y a') (monotone: the larger endpoint
     value); sigmoid |sigma''| <= 1/(6 sqrt 3) < 0.1 (global); inflection y^2 |9 t^4 - 6 t| e^{-t^3}
     with t = y a' - 1, bounded by (9 T^4 + 6 T) e^{T^3}, T = |t| + radius."""
-    a, y, radius = torch.as_tensor(a, dtype=DTYPE), torch.as_tensor(y, dtype=DTYPE), torch.as_tensor(radius, dtype=DTYPE)
+    a, y, radius = (
+        torch.as_tensor(a, dtype=DTYPE), torch.as_tensor(y, dtype=DTYPE), torch.as_tensor(radius, dtype=DTYPE)
+    )
     if name == "squared":
         return torch.full_like(a, 2.0) + 0 * y
     if name == "logistic":

@@ -43,7 +43,8 @@ class TrainingRecord:
     parameter vector moves); NaN at step 0, and at a final partial epoch (``steps`` mode) measured
     from that epoch's start. ``max_loss_derivative`` is Section 3.1's max_i |d l(f_W(x_i), y_i) / d f_W(x_i)|
     over the training set, the largest entry in absolute value of the loss's gradient in the k outputs (the memo
-    writes it for one output; for softmax cross-entropy the entries are softmax(f) - onehot(y)). ``train_loss`` is the unregularized mean loss over the whole training
+    writes it for one output; for softmax cross-entropy the entries are softmax(f) - onehot(y)). ``train_loss``
+    is the unregularized mean loss over the whole training
     set, ``weight_norm_sq`` Eq. (2)'s ||W||_2^2; every evaluation normalizes with the full training
     set's statistics. ``wall_time`` covers the whole call (the stack; all runs for the loop engine),
     evaluations included.

@@ -35,7 +35,9 @@ def _safe_unit(v: torch.Tensor) -> torch.Tensor:
     return torch.where(positive, v / safe.sqrt(), torch.zeros_like(v))
 
 
-def label_free_residual(setting: Setting, x: torch.Tensor, fixed: Mapping[str, torch.Tensor], theta: torch.Tensor) -> torch.Tensor:
+def label_free_residual(
+    setting: Setting, x: torch.Tensor, fixed: Mapping[str, torch.Tensor], theta: torch.Tensor
+) -> torch.Tensor:
     """Lambda > 0: (..., m, D), for every sample theta^ - (theta^ . g^_i) g^_i (hats: unit vectors,
     g^_i = 0 when g_i = 0). Its norm is the sine of the angle between g_i and theta (1 when g_i = 0):
     all vanish iff every g_i is parallel to theta, i.e. iff l'_i g_i + 2 lambda theta = 0 for some
@@ -79,7 +81,8 @@ def violation_residual(
 
 
 def loss_violation_residual(
-    setting: Setting, x: torch.Tensor, y: torch.Tensor, loss: str, fixed: Mapping[str, torch.Tensor], theta: torch.Tensor
+    setting: Setting, x: torch.Tensor, y: torch.Tensor, loss: str, fixed: Mapping[str, torch.Tensor],
+    theta: torch.Tensor,
 ) -> torch.Tensor:
     """Lambda = 0, given loss and labels: (l'_i g_i)_i ||theta|| / ||(l'_i f(x_i))_i||, (..., m D);
     its norm is zero iff every l'_i g_i vanishes (theta a convergence point) while some l'_i f(x_i) !=

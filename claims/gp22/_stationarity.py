@@ -38,7 +38,9 @@ from claims.models._numerics import gamma
 DTYPE = torch.float64
 
 
-def absolute_forward(network: LayeredNetwork, params: Mapping[str, torch.Tensor], x: torch.Tensor) -> list[torch.Tensor]:
+def absolute_forward(
+    network: LayeredNetwork, params: Mapping[str, torch.Tensor], x: torch.Tensor
+) -> list[torch.Tensor]:
     """Forward pass on |x| with |W| and no activation: for every layer the sum over all paths of
     |terms|, which bounds the rounding of the layer's computed values (ReLU is 1-Lipschitz and
     passes absolute errors on unamplified, whatever the pattern)."""

@@ -99,7 +99,9 @@ def interpolation_point(
     )
 
 
-def collinear_dead_point(coefficients: list[float], n: int, hidden: int, seed: int, label: float = 1.0) -> ConvergencePoint:
+def collinear_dead_point(
+    coefficients: list[float], n: int, hidden: int, seed: int, label: float = 1.0
+) -> ConvergencePoint:
     """Lambda = 0, squared loss, COLLINEAR inputs x_i = c_i u with both signs: W^{10} = p u^T
     (p > 0), output weights a > 0; samples with c_i > 0 are active and interpolated (y_i = f(x_i)
     exactly, ``exact_outputs``), those with c_i < 0 dead (f = 0, g = 0, y_i = ``label``, so
@@ -153,7 +155,9 @@ def dead_point(m: int, n: int, hidden: tuple[int, ...], loss: str, seed: int) ->
     )
 
 
-def skip_control_point(m: int, n: int, loss: str, seed: int, inner: float = -0.7, outer: float = 1.3) -> ConvergencePoint:
+def skip_control_point(
+    m: int, n: int, loss: str, seed: int, inner: float = -0.7, outer: float = 1.3
+) -> ConvergencePoint:
     """Lambda = 0, non-collinear inputs in a cone around u, ``skip_network`` with the FIRST layer
     FIXED (W^{10} = u^T, not in E_T: Proposition 2's hypothesis violated): W^{21} = ``inner`` < 0
     makes layer 2 dead on every sample, so f(x_i) = relu(u . x_i) > 0 through the constant skip and
@@ -186,8 +190,9 @@ def stationary_inflection_point(m: int, n: int, hidden: int, seed: int) -> Conve
     """Lambda = 0, the ``inflection`` loss l(a, y) = exp(-(y a - 1)^3) (no minimizer, not convex,
     l'(1/y, y) = 0), non-collinear inputs in general position, y_i = 1: a two-layer ReLU net with a
     random first layer (hidden >= m units, the m x hidden activation matrix H of full row rank) and
-    output weights a = H^+ 1 (pseudo-inverse; ValueError unless H a = 1 to 1e-12), so f(x_i) = 1 up to rounding, l'_i = 0 up to
-    O(rounding^2), and every batch gradient vanishes: a convergence point where f(x_i) = 1 != 0."""
+    output weights a = H^+ 1 (pseudo-inverse; ValueError unless H a = 1 to 1e-12), so f(x_i) = 1 up to
+    rounding, l'_i = 0 up to O(rounding^2), and every batch gradient vanishes: a convergence point where
+    f(x_i) = 1 != 0."""
     x = general_position_inputs(m, n, seed)
     network = chain_network((n, hidden, 1))
     generator = seeded_generator(seed + 13)

@@ -89,7 +89,8 @@ def largest_trainable_rate(design_runner, control: bool):
                    response=f"log2 of the largest eta in {RATES} whose run reaches train accuracy {TRAINS}")
     statement = "smaller batch sizes need a smaller learning rate to train: the largest trainable rate rises with B"
     if control:
-        return check_trend_rejected(permuted_levels(levels), responses, RULE, f"{statement} (labels permuted)", **details)
+        return check_trend_rejected(permuted_levels(levels), responses, RULE, f"{statement} (labels permuted)",
+                                    **details)
     return check_trend(levels, responses, RULE, statement, **details)
 
 

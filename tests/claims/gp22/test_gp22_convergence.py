@@ -206,11 +206,14 @@ def batch_pairs(index: torch.Tensor, limit: int = 12) -> list[tuple[int, int]]:
     """Pairs (s1, s2) of batches (rows of ``index``) that differ in exactly one sample, the first
     ``limit`` in combinations order."""
     sets = [frozenset(row.tolist()) for row in index]
-    pairs = [(a, b) for a, b in itertools.combinations(range(len(sets)), 2) if len(sets[a] & sets[b]) == len(sets[a]) - 1]
+    pairs = [(a, b) for a, b in itertools.combinations(range(len(sets)), 2)
+             if len(sets[a] & sets[b]) == len(sets[a]) - 1]
     return pairs[:limit]
 
 
-def judge_rank_one(point: gp22.ConvergencePoint, sg: gp22.SampleGradients, key: str, reject: bool = False, **details) -> float | None:
+def judge_rank_one(
+    point: gp22.ConvergencePoint, sg: gp22.SampleGradients, key: str, reject: bool = False, **details
+) -> float | None:
     """Statement (after Eq. (9)): with lambda > 0 and W != 0, the per-sample gradients
     d f(x_i)/d vec(W^{pq}) are collinear: the m x (d_p d_q) matrix of them has rank <= 1, judged as
     sigma_2 = 0. The computed gradients are within ``gradient_tolerance`` |g| (entrywise) of the
@@ -252,12 +255,14 @@ def judge_eq6(sg: gp22.SampleGradients, batch: int, reject: bool = False, mean: 
     differ between the two evaluations, which l' passes on through b_i): 2 gamma_K relative to its
     largest entry. ``mean=False`` drops the 1/B (a perturbed statement for the control)."""
     gradients, index = sg.batch_gradients(batch)
-    expression = sg.eq6(batch) if mean else batch * sg.batch_mean(sg.loss_gradients, batch) + 2 * sg.weight_decay * sg.theta
+    expression = (sg.eq6(batch) if mean
+                  else batch * sg.batch_mean(sg.loss_gradients, batch) + 2 * sg.weight_decay * sg.theta)
     scale = float(sg.batch_scale(batch).max()) * (1 if mean else batch)
     tolerance = 2 * gamma(sg.evaluation_roundings() + batch + 2)
     statement = "grad L_S~ = (1/B) sum l' df/dW + 2 lambda W" if mean else "grad L_S~ = sum l' df/dW + 2 lambda W"
     if reject:
-        return check_rejected(gradients, expression, tolerance, scale=scale, statement=statement, batch=batch, **details)
+        return check_rejected(gradients, expression, tolerance, scale=scale, statement=statement, batch=batch,
+                              **details)
     return check_close(gradients, expression, tolerance, scale=scale, statement=statement, batch=batch, **details)
 
 
@@ -561,11 +566,13 @@ def test_p1_search_finds_no_nonzero_convergence_point_on_non_collinear_data():
         summaries.append(
             f"{name}, m = {m}, n = {n} (sigma_2(X) = {second:.2f}): {describe(result)}; mean sin^2 over the samples "
             f"min {float((sines**2).mean(-1).min()):.3f}; judged {stats['judged']}, degenerate {stats['degenerate']}; "
-            f"max |f| on the data {float(result.outputs.abs().amax(1).min()):.2f}..{float(result.outputs.abs().amax(1).max()):.2f}"
+            f"max |f| on the data {float(result.outputs.abs().amax(1).min()):.2f}.."
+            f"{float(result.outputs.abs().amax(1).max()):.2f}"
         )
     record_note(
         "P1 search (lambda > 0; any loss and labels: the residual optimizes l'_i away): the sum over the samples of "
-        "sin^2 angle(g_i, theta) (zero iff every g_i is parallel to theta) minimized over theta on the sphere ||theta|| = sqrt(sum of the rows), g_i = d f(x_i)/d theta of all "
+        "sin^2 angle(g_i, theta) (zero iff every g_i is parallel to theta) minimized over theta on the sphere "
+        "||theta|| = sqrt(sum of the rows), g_i = d f(x_i)/d theta of all "
         "trainable matrices, from random starts (Levenberg-Marquardt, forward-mode Jacobians, all starts batched); "
         "each endpoint judged by the sample whose sine exceeds its own rounding bound 4 gamma_K |||g|_i||/||g_i|| + "
         "4 gamma_{D+3} most, f != 0 certified at a probe point. " + " | ".join(summaries)
@@ -695,7 +702,8 @@ def test_p2_no_convergence_point_where_the_conclusion_fails():
             judge_outputs_vanish(point, sg, nonzero.nonzero()[:, 0], clause="l'_i != 0 => f(x_i) = 0")
             if point.loss in ("logistic", "exponential"):
                 constructed["dead"] += 1
-                judge_outputs_vanish(point, sg, torch.arange(point.x.shape[0]), clause="in particular: every f(x_i) = 0")
+                judge_outputs_vanish(point, sg, torch.arange(point.x.shape[0]),
+                                     clause="in particular: every f(x_i) = 0")
             else:
                 constructed["interpolation"] += 1
     record_note(
@@ -725,13 +733,15 @@ def test_p2_no_convergence_point_where_the_conclusion_fails():
         printed="Assume that {x_i}_{i=1}^m are not collinear.",
         corrected="no assumption on the x_i (beyond x_i != 0): at lambda = 0, Eq. (9) reads M^{pq} = 0, so "
                   "l'_i d f_W(x_i)/d W^{p1} = 0 for every i, and case (i)'s argument (E_{p,i} x_i^T = 0, hence "
-                  "f_W(x_i) = 0 by Eq. (14)) covers every i with l'_i != 0; case (ii), the only use of non-collinearity, "
-                  "is not needed",
+                  "f_W(x_i) = 0 by Eq. (14)) covers every i with l'_i != 0; case (ii), the only use of "
+                  "non-collinearity, is not needed",
         counterexample={
-            "collinear data": "x_i = c_i u, c = [0.5, 1.0, -1.7, 0.8] (search) and [1.0, -0.5, 2.0, -1.0] (construction)",
+            "collinear data": ("x_i = c_i u, c = [0.5, 1.0, -1.7, 0.8] (search) and [1.0, -0.5, 2.0, -1.0] "
+                               "(construction)"),
             "smallest violation residual on collinear data": float(result.residual.min()),
             "its rounding bound": float(result.tolerance.max()),
-            "convergence point on collinear data: l'_i at its samples with l'_i != 0": [float(v) for v in sg.dloss[dead]],
+            "convergence point on collinear data: l'_i at its samples with l'_i != 0":
+                [float(v) for v in sg.dloss[dead]],
             "f(x_i) there": [float(v) for v in sg.f[dead]],
         },
     )
@@ -747,9 +757,9 @@ def test_p2_no_convergence_point_where_the_conclusion_fails():
     record_erratum(
         "GP22.P2-E2", severity="text inconsistency", location_kind="text",
         location="Proposition 2's 'in particular' clause and the paragraph after it",
-        printed="In particular, if l is convex and for all b in R there is no a* in R with l(a*, b) = inf_a l(a, b), then "
-                "f_W(x_i) = 0 for all i ... if l is an exponential-type loss function (e.g., binary cross-entropy, "
-                "logistic loss and exponential loss), l(a, b) has no minima a for any b in R",
+        printed="In particular, if l is convex and for all b in R there is no a* in R with l(a*, b) = inf_a l(a, b), "
+                "then f_W(x_i) = 0 for all i ... if l is an exponential-type loss function (e.g., binary "
+                "cross-entropy, logistic loss and exponential loss), l(a, b) has no minima a for any b in R",
         corrected="'for every label b that occurs (b = +-1)' in place of 'for all b in R': at b = 0 the logistic and "
                   "exponential losses are constant in a, so every a is a minimizer and, read as printed, the clause "
                   "never applies to the losses the text names; with +-1 labels it does (l' never 0)",
@@ -783,7 +793,8 @@ def test_p2_first_layer_fixed_violates_the_conclusion():
             sg = judge_convergence(point)
         nonzero = derivative_nonzero(point, sg)
         judge_outputs_vanish(point, sg, nonzero.nonzero()[:, 0], reject=True, clause="l'_i != 0 => f(x_i) = 0")
-        notes.append(f"{loss}: f(x_i) = {', '.join(f'{v:.3f}' for v in sg.f.tolist())}, l'_i != 0 at {int(nonzero.sum())}")
+        notes.append(f"{loss}: f(x_i) = {', '.join(f'{v:.3f}' for v in sg.f.tolist())}, "
+                     f"l'_i != 0 at {int(nonzero.sum())}")
     fixed = {matrix_key(1, 0): point.params[matrix_key(1, 0)]}
     result = gp22.search("violation", point.setting, point.x, fixed, starts=starts(), seed=94)
     stats = judge_search(result, point.setting, point.x, fixed, reject=True, only_found=True)
@@ -807,7 +818,8 @@ def test_p2_in_particular_needs_its_loss_hypotheses():
         with finding("the control points are convergence points (E8's judge)"):
             sg = judge_convergence(point)
         judge_outputs_vanish(point, sg, torch.arange(4), reject=True, clause="in particular (not convex)")
-        notes.append(f"inflection: f = {', '.join(f'{v:.15f}' for v in sg.f.tolist()[:2])}..., max |l'| {float(sg.dloss.abs().max()):.1e}")
+        notes.append(f"inflection: f = {', '.join(f'{v:.15f}' for v in sg.f.tolist()[:2])}..., "
+                     f"max |l'| {float(sg.dloss.abs().max()):.1e}")
         point = gp22.interpolation_point([1.0, 1.0, 1.0, 1.0], 3, (4,), seed)
         with finding("the control points are convergence points (E8's judge)"):
             sg = judge_convergence(point)

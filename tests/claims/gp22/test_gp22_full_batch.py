@@ -47,10 +47,12 @@ COLLAPSE = 1e-6
 
 def rank_lost(design_runner, control: bool):
     result: DesignResult = design_runner.result(DESIGN)
-    kept = result.healthy().where(lambda r: r.record["weight_norm_sq"][-1] >= COLLAPSE * r.record["weight_norm_sq"][0])
+    kept = result.healthy().where(
+        lambda r: r.record["weight_norm_sq"][-1] >= COLLAPSE * r.record["weight_norm_sq"][0]
+    )
     if len(kept.runs) < len(result.runs):
-        record_note(f"GP22.FB: {len(result.runs) - len(kept.runs)} of {len(result.runs)} runs not finite or gone to W = 0, "
-                    "left out.")
+        record_note(f"GP22.FB: {len(result.runs) - len(kept.runs)} of {len(result.runs)} runs not finite or gone to "
+                    "W = 0, left out.")
     levels = [0.0 if r.level == FULL_BATCH else 1.0 for r in kept.runs]
     lost = [r.mean_rank(at=0) - r.mean_rank() for r in kept.runs]
     _, step = result.rank_ceiling()
@@ -65,7 +67,8 @@ def rank_lost(design_runner, control: bool):
                       train_accuracy=run.final("train_accuracy"), section41_mean_rank=run.mean_rank())
     for label, level in (("GD", 0.0), ("SGD B = 32", 1.0)):
         values = [v for v, lv in zip(lost, levels) if lv == level]
-        record_note(f"GP22.FB: {label}: mean rank lost {sum(values) / max(len(values), 1):.3g} over {len(values)} runs.")
+        record_note(f"GP22.FB: {label}: mean rank lost {sum(values) / max(len(values), 1):.3g} "
+                    f"over {len(values)} runs.")
     return check_trend(levels, lost, rule, statement, **details)
 
 

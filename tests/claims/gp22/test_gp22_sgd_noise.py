@@ -19,8 +19,8 @@ The two printed sentences, each tested as printed, with its rule fixed before th
   run that did not collapse must have slope >= -log10 2 (``check_inequality``), the slope judged with its error:
   the allowance is the one-sided 95 % Student t quantile times the regression's standard error (``SLOPE_CONFIDENCE``),
   so a run fails only when its slope lies significantly below the bound (an estimate is never held to
-  tolerance 0: under ``nightly`` one squared-loss run's -0.306 against -0.301 failed that way); a run whose weights went to
-  zero (||W||^2 below 1e-6 of its start) is the memo's stated other outcome, "W_t converges to zero and f_W
+  tolerance 0: under ``nightly`` one squared-loss run's -0.306 against -0.301 failed that way); a run whose weights
+  went to zero (||W||^2 below 1e-6 of its start) is the memo's stated other outcome, "W_t converges to zero and f_W
   to the zero function", and is tested as that: its training loss is the zero function's (log 10 for
   cross-entropy, 1 for the squared loss) to 1e-6. Negative control: the same check on the lambda = 0 twins
   (the hypothesis lambda > 0 removed) must reject them: d_0 keeps decaying.
@@ -29,7 +29,8 @@ The two printed sentences, each tested as printed, with its rule fixed before th
   two decades, ratio >= 100: the Theil-Sen slope between the groups (the median log10 ratio over all cross
   pairs) with its 90 % interval above 2 (``ORDERS_OF_MAGNITUDE``). One decade (ratio >= 10) is a finding
   beside it; each trend's statement names the size its rule requires (``size_stated``), and a rule with no size
-  (GP22.P1's finding: only "lower") says none, so no label claims more than the numbers beside it. The ratio's trajectory (median over seeds, every 10 epochs) is the figure.
+  (GP22.P1's finding: only "lower") says none, so no label claims more than the numbers beside it. The ratio's
+  trajectory (median over seeds, every 10 epochs) is the figure.
 
 Pilot (this module's design, 3 seeds, 2000 epochs, cross-entropy; 38 CPU-s): at lambda = 1e-2 the ratio
 d_lambda / d_0 is 1.2-4.3 at epoch 100, 1.1-19 at 200, 24-40 at 400, 61-164 at 1000 and 91-169 at 2000 (one
@@ -191,7 +192,8 @@ def judge_lower_bound(design_runner, loss: str, control: bool) -> None:
     fits = {lam: {seed: last_decade_fit(run) for seed, run in table[lam].items() if not collapsed(run)}
             for lam in LAMBDAS}
     for lam in LAMBDAS:
-        record_note(f"F1 ({loss}, lambda = {lam:g}): last-decade slopes of log10 d at {EPOCHS} epochs (standard error): "
+        record_note(f"F1 ({loss}, lambda = {lam:g}): last-decade slopes of log10 d at {EPOCHS} epochs "
+                    "(standard error): "
                     + ", ".join(f"{slope:+.3f} ({stderr:.3f})" for slope, stderr, _ in fits[lam].values()))
     if EPOCHS < DECIDING_EPOCHS:
         declare_verdict("inconclusive")
@@ -249,7 +251,8 @@ def ratio_figure(design_runner, loss: str) -> None:
         for run, twin in pairs:
             record_series(f"d(W_t+1, W_t) per epoch ({loss})", weight_decay=lam, seed=run.seed, epochs=epochs,
                           distance=run.record["distance"], distance_without_weight_decay=twin.record["distance"],
-                          train_loss=run.record["train_loss"], train_loss_without_weight_decay=twin.record["train_loss"])
+                          train_loss=run.record["train_loss"],
+                          train_loss_without_weight_decay=twin.record["train_loss"])
         if pairs:
             curves[f"lambda = {lam:g} ({len(pairs)} seeds)"] = [
                 statistics.median(run.record["distance"][k] / twin.record["distance"][k] for run, twin in pairs)
@@ -261,9 +264,9 @@ def ratio_figure(design_runner, loss: str) -> None:
         plot_over_time(epochs, curves, xlabel="epoch", ylabel="d_lambda / d_0, median over seeds",
                        title=f"d(W_t+1, W_t) with weight decay over without ({loss} loss)", logy=True),
         f"distance ratio {loss}",
-        caption=(f"The ratio of Section 4.2's d(W_t+1, W_t) with weight decay to its lambda = 0 twin's (the same seed), "
-                 f"{loss} loss, median over the seeds whose weights did not go to zero, log scale; 'orders of "
-                 "magnitude' is read as 100 (two decades)."),
+        caption=(f"The ratio of Section 4.2's d(W_t+1, W_t) with weight decay to its lambda = 0 twin's "
+                 f"(the same seed), {loss} loss, median over the seeds whose weights did not go to zero, log "
+                 "scale; 'orders of magnitude' is read as 100 (two decades)."),
         scale=(f"MLP-4-32 on digits (1257 training samples), B = 128, eta = 0.1, no momentum, {EPOCHS} epochs, "
                f"{SEEDS * seed_factor()} seeds per lambda, d recorded every {RECORD_EVERY} epochs"),
     )

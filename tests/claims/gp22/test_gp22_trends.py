@@ -275,8 +275,8 @@ def judge_zero_decay_contrast(result: DesignResult, statement: str, memo: str, c
         return check_trend_rejected(permuted_levels(levels), lost, rule, f"{statement} (labels permuted)", **details)
     keep_runs(kept, "rank lost at lambda = 0 and 5e-3")
     at_zero = [v for v, lv in zip(lost, levels) if lv == 0]
-    record_note(f"{statement}: rank lost in training at lambda = 0: mean {sum(at_zero) / max(len(at_zero), 1):.3g} over "
-                f"{len(at_zero)} runs (one singular value of one matrix moves the mean rank by {step:g}).")
+    record_note(f"{statement}: rank lost in training at lambda = 0: mean {sum(at_zero) / max(len(at_zero), 1):.3g} "
+                f"over {len(at_zero)} runs (one singular value of one matrix moves the mean rank by {step:g}).")
     return check_trend(levels, lost, rule, statement, **details)
 
 
@@ -291,7 +291,9 @@ def judge_power_after_exclusions(trend, rule: TrendRule, statement: str, exclude
                 untrained_left_out=excluded)
 
 
-FACTOR_LABELS = {"batch_size": "batch size B", "learning_rate": "learning rate eta", "weight_decay": "weight decay lambda"}
+FACTOR_LABELS = {
+    "batch_size": "batch size B", "learning_rate": "learning rate eta", "weight_decay": "weight decay lambda",
+}
 
 
 def concluded_p(trend) -> str:
@@ -309,7 +311,8 @@ def rank_figure(design_runner, panels: list[tuple[Design, object]], name: str) -
     base = ", ".join(f"{k} {v:g}" for k, v in vars(first.base).items() if k != first.factor)
     figure = plot_levels(
         [dict(levels=[r["level"] for r in rows], responses=[r["section41_mean_rank"] for r in rows],
-              xlabel=FACTOR_LABELS[design.factor] + (f" ({design.length} SGD steps)" if design.budget == "steps" else ""),
+              xlabel=FACTOR_LABELS[design.factor]
+              + (f" ({design.length} SGD steps)" if design.budget == "steps" else ""),
               title=f"{design.name}: Spearman rho {trend.correlation:+.2f}, {concluded_p(trend)} ({trend.verdict})")
          for design, trend in panels
          for rows in [recorded_series(f"{design.name}: mean rank")]],
@@ -317,11 +320,12 @@ def rank_figure(design_runner, panels: list[tuple[Design, object]], name: str) -
     )
     record_figure(
         figure, name,
-        caption=(f"{first.architecture}: the Section 4.1 rank averaged over the trainable matrices at the end of training, "
-                 f"against the {FACTOR_LABELS[first.factor]} (log scale); one point per seed, the mean per level with the "
-                 "seeds' range; the panel title gives the trend test of the claim's statement."),
-        scale=(f"{first.architecture} on digits (1257 training samples), {first.seeds * design_runner.seed_factor} seeds "
-               f"per level, {first.length} {first.budget}, base {base}, momentum SGD"),
+        caption=(f"{first.architecture}: the Section 4.1 rank averaged over the trainable matrices at the end of "
+                 f"training, against the {FACTOR_LABELS[first.factor]} (log scale); one point per seed, the mean per "
+                 "level with the seeds' range; the panel title gives the trend test of the claim's statement."),
+        scale=(f"{first.architecture} on digits (1257 training samples), "
+               f"{first.seeds * design_runner.seed_factor} seeds per level, {first.length} {first.budget}, "
+               f"base {base}, momentum SGD"),
     )
 
 
@@ -371,9 +375,9 @@ def test_s32_smaller_batch_size_gives_lower_rank(design_runner):
             printed="we predict that the batch size regularizes the rank of the various matrices in the network (when "
                     "fixing the rest of the hyperparameters). Namely, we expect training with smaller batch sizes to "
                     "produce matrices of smaller ranks",
-            corrected="at a fixed number of epochs, where a smaller batch also takes more SGD steps (the memo's design); "
-                      "at a fixed number of SGD steps the rank rises as the batch shrinks, so the effect goes with the "
-                      "number of updates, not with the batch size as the mechanism has it",
+            corrected="at a fixed number of epochs, where a smaller batch also takes more SGD steps (the memo's "
+                      "design); at a fixed number of SGD steps the rank rises as the batch shrinks, so the effect "
+                      "goes with the number of updates, not with the batch size as the mechanism has it",
             counterexample={
                 "mean rank by batch size, fixed SGD steps": level_means(levels, ranks),
                 "Spearman (predicted direction), fixed steps": fixed_steps.effect,
@@ -641,8 +645,9 @@ def judge_profile_end(result: DesignResult, end: tuple[str, ...], statement: str
     half the runs (``swapped_pairs``)."""
     compared = [run.mean_rank(matrices=end) for run in result.runs]
     middle = [run.mean_rank(matrices=MIDDLE) for run in result.runs]
-    details = dict(scale=result.scale, memo_scale=MEMO_SCALES["F2"], end_matrices=list(end), middle_matrices=list(MIDDLE),
-                   batch_size=result.runs[0].level, response="Section 4.1 rank (mean over the named matrices)")
+    details = dict(scale=result.scale, memo_scale=MEMO_SCALES["F2"], end_matrices=list(end),
+                   middle_matrices=list(MIDDLE), batch_size=result.runs[0].level,
+                   response="Section 4.1 rank (mean over the named matrices)")
     if control:
         return check_paired_rejected(*swapped_pairs(compared, middle), PROFILE, f"{statement} (labels swapped)",
                                      **details)
@@ -692,7 +697,8 @@ def test_f2_resnet_rank_profile_is_balanced(design_runner):
     trend = check_trend(positions, ranks, rule, "ResNet: the matrices within the residual blocks have the same rank",
                         scale=result.scale, memo_scale=MEMO_SCALES["F2"], matrices=list(names),
                         level="position of the matrix in the residual blocks")
-    if design_runner.seed_factor == 1 and trend.detectable_effect is not None and trend.detectable_effect > rule.min_effect:
+    if (design_runner.seed_factor == 1 and trend.detectable_effect is not None
+            and trend.detectable_effect > rule.min_effect):
         # ci and nightly can disagree here: say why in ci's report (nightly trains 3x the seeds per level)
         nightly = detectable_effect(list(positions) * 3, rule)
         record_note(f"F2 (ResNet balance): at ci's seeds this equivalence cannot be decided (the design detects "

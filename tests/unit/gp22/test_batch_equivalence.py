@@ -3,7 +3,6 @@
 from fractions import Fraction
 
 import pytest
-import torch
 
 from claims import gp22
 

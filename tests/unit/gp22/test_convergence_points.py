@@ -306,7 +306,9 @@ def test_forward_mode_jacobian_matches_torch_func():
 
 def test_levenberg_marquardt_reaches_rounding_on_a_zero_residual():
     def residual(t):
-        return torch.stack([t[..., 0] ** 2 - 2, t[..., 0] * t[..., 1] - 3, torch.sin(t[..., 1]) - math.sin(1.5 * math.sqrt(2))], -1)
+        return torch.stack(
+            [t[..., 0] ** 2 - 2, t[..., 0] * t[..., 1] - 3, torch.sin(t[..., 1]) - math.sin(1.5 * math.sqrt(2))], -1
+        )
 
     start = torch.tensor([[1.0, 1.0], [2.0, 3.0]], dtype=DT)
     solution = levenberg_marquardt(residual, start, 40)

@@ -64,7 +64,8 @@ def test_a_steps_budget_of_whole_epochs_is_that_many_epochs():
     from claims.models._datasets import digits
 
     per_epoch = digits().train_size // BASE.batch_size
-    epochs, steps = tiny("e", "learning_rate", (0.05,), length=2), tiny("s", "learning_rate", (0.05,), "steps", 2 * per_epoch)
+    epochs, steps = (tiny("e", "learning_rate", (0.05,), length=2),
+                     tiny("s", "learning_rate", (0.05,), "steps", 2 * per_epoch))
     register(epochs, steps)
     assert design_arms(epochs)[0][0] == design_arms(steps)[0][0]
     assert design_arms(tiny("t", "learning_rate", (0.05,), "steps", 2 * per_epoch + 1))[0][0].budget == "steps"
@@ -114,7 +115,8 @@ def test_a_program_of_more_than_arm_runs_is_cut_into_equal_arms(monkeypatch):
     assert seeds == sorted(seeds) and len(program) == len(seeds)
     placed = [(arm.configs[index].learning_rate, arm.configs[index].seed, level, seed)
               for arm, labels in pairs for level, seed, index in labels]
-    assert sorted((level, seed) for _, _, level, seed in placed) == sorted((level, seed) for level, seed, _ in rate.runs())
+    assert (sorted((level, seed) for _, _, level, seed in placed)
+            == sorted((level, seed) for level, seed, _ in rate.runs()))
     assert all(rate_ == level and seed_ == seed for rate_, seed_, level, seed in placed)
 
 
