@@ -38,7 +38,8 @@ def test_no_refutation_without_a_counterexample_at_the_papers_setting(reference)
         if claim["verdict"] != "refuted" or claim.get("origin") == SUITE:
             continue
         assert claim["counterexamples"] or claim["violations"], f"{claim['id']} is refuted without a counterexample"
-        assert not claim.get("setting") or claim["at_paper_setting"], f"{claim['id']} is refuted off the paper's setting"
+        assert not claim.get("setting") or claim["at_paper_setting"], (
+            f"{claim['id']} is refuted off the paper's setting")
         assert claim["errata"], f"{claim['id']} is refuted without an erratum"
 
 
