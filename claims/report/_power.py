@@ -6,9 +6,9 @@ shows nothing about the statement, so:
 
 - a claim whose selected evidence tests finished with a power shortfall is ``inconclusive``, with "the test
   lacked power: <requirement> (<test>)" among its reasons, wherever it would otherwise be ``verified`` or
-  ``verified-with-correction``; a *declared* ``refuted`` becomes ``inconclusive`` only when a test that declared
-  it fell short (a refutation needs a counterexample to the statement, and another test's power takes nothing
-  from it; a statement check that failed stays ``refuted`` whatever the power);
+  ``verified-with-correction``; a *declared* ``refuted`` becomes ``inconclusive`` only when every test that
+  declared it fell short (a refutation needs a counterexample to the statement, and another test's power takes
+  nothing from it; a statement check that failed stays ``refuted`` whatever the power);
 - a negative control with a power shortfall leaves the claim's control state ``lacked power``: it does not
   show that the check can fail.
 
@@ -37,10 +37,13 @@ def shortfalls(test: _Test) -> list[dict[str, Any]]:
 def lacked_power_reason(tests: Iterable[_Test], verdict: str | None = None) -> str | None:
     """The sentence that makes a claim inconclusive: every shortfall of ``tests`` with its test; None when
     every power check was met. A declared refutation rests on its own test's counterexample: for ``verdict``
-    ``refuted`` only the tests that declared it count (another test's shortfall takes nothing from it)."""
+    ``refuted`` only the tests that declared it count (another test's shortfall takes nothing from it), and one of
+    them with every power check met keeps it."""
     tests = list(tests)
     if verdict == "refuted":
         tests = [t for t in tests if t.evidence.get("verdict") == "refuted"]
+        if any(not shortfalls(t) for t in tests):  # one powered refutation stands whatever the others lacked
+            return None
     missed = [f"{p['requirement']} ({t.nodeid})" for t in tests for p in shortfalls(t)]
     if not missed:
         return None

@@ -533,6 +533,17 @@ def test_another_tests_shortfall_takes_nothing_from_a_declared_refutation():
     assert powered_entry(record("t.py::a", lacking), control())["verdict"] == "inconclusive"
 
 
+def test_one_powered_refutation_stands_beside_another_that_lacked_power():
+    """GP22.F2: the ResNet profile's powered refutation stands though the MLP profile's test, which also declared
+    refuted, fell short of its power; only when every declaring test fell short is the claim inconclusive."""
+    powered = evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1, power=[MET])
+    lacking = evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1, power=[MISSED])
+    claim = powered_entry(record("t.py::a", lacking), record("t.py::b", powered), control())
+    assert claim["verdict"] == "refuted" and not any(w.startswith("The test lacked power") for w in claim["why"])
+    both = powered_entry(record("t.py::a", lacking), record("t.py::b", lacking), control())
+    assert both["verdict"] == "inconclusive"
+
+
 def test_a_failed_statement_check_stays_refuted_whatever_the_power():
     failed = record("t.py::b", {"violation": "s > 1/2", "counterexample": COUNTEREXAMPLE, "power": [MISSED]},
                     outcome="failed")
