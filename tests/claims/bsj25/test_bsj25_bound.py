@@ -50,6 +50,7 @@ from claims.bsj25 import (
     digits_instance,
     layer_ratios,
     near_rank_one_instance,
+    rebuild_numbers,
     p33_bound,
     p33_bound_tolerance,
     random_instance,
@@ -275,14 +276,26 @@ def informative_case(value, bound, tolerance) -> bool:
     return 0 <= bound and bound + tolerance < RATIO_RANGE[1] and value > tolerance
 
 
-def judge_layers(ratios, bound_at, tolerance_at, statement, tally, certified_below=0.0, **details):
+def erratum_numbers(example: dict) -> dict:
+    """An erratum's counterexample from a tally's example: its numbers with the data to rebuild it in place of
+    the instance's name (``rebuild_numbers``: X, G and the optimum's W_l in full float64, how X and G were made)."""
+    numbers = dict(example)
+    rebuild = numbers.pop("_rebuild", None)
+    if rebuild is None:
+        return numbers
+    numbers.pop("instance", None)
+    return rebuild(**numbers)
+
+
+def judge_layers(ratios, bound_at, tolerance_at, statement, tally, certified_below=0.0, rebuild=None, **details):
     """Every ratio at every layer against the printed bound B(l): a case the statement gets wrong is
     recorded as a counterexample (``check_inequality_rejected``), sorted by why: a negative bound
     (B(l) < 0 while every ratio is >= 0; ``certified`` when l < ``certified_below``, where the bound is
     negative at every speed the network can have), or the activation ratios of the output layer l = L
     (the network applies no ReLU there); every other case must hold (``check_inequality``: a failure
     there is a refutation). ``details`` carry the network's ``depth`` and the ``instance``; the tally
-    collects the informative (instance, depth, layer) pairs where the statement held."""
+    collects the informative (instance, depth, layer) pairs where the statement held, and the counterexamples with
+    ``rebuild`` (``rebuild_numbers`` bound to the instance and the optimum's weights) for ``erratum_numbers``."""
     depth, name = details["depth"], details.get("instance")
     count_cases_as("ratios")
     for ratio in ratios:
@@ -298,13 +311,13 @@ def judge_layers(ratios, bound_at, tolerance_at, statement, tally, certified_bel
                                           reason="negative bound", certified=certified, **case)
                 tally["negative bound"] = tally.get("negative bound", 0) + 1
                 tally["certified negative"] = tally.get("certified negative", 0) + certified
-                tally.setdefault("negative examples", []).append(dict(numbers, certified=certified))
+                tally.setdefault("negative examples", []).append(dict(numbers, certified=certified, _rebuild=rebuild))
             elif ratio.layer == depth and ratio_name in OUTPUT_ONLY and value > bound + tolerance:
                 check_inequality_rejected(value, bound, tolerance, lhs_range=RATIO_RANGE, statement=statement,
                                           reason="output layer", **case)
                 tally["output layer"] = tally.get("output layer", 0) + 1
                 tally.setdefault("output examples", []).append((name, ratio_name, value, bound))
-                tally.setdefault("output numbers", []).append(numbers)
+                tally.setdefault("output numbers", []).append(dict(numbers, _rebuild=rebuild))
             elif ratio.layer == depth and ratio_name in OUTPUT_ONLY:
                 # the corrected statement leaves the output's activation ratios out: where the printed bound
                 # happens to hold there, that is no evidence for the correction, only a finding beside it
@@ -452,8 +465,8 @@ def judge_t31(chain, found, tally, fits, above_floor):
                         layer=r.layer, instance=instance.name)
     judge_layers(ratios, lambda layer: t31_bound(c, layer),
                  lambda layer: t31_bound_tolerance(x, g, found.speed, error, layer), T31_STATEMENT, tally,
-                 certified_below=c_lower**2, instance=instance.name, kind=chain.kind, depth=depth, c=c,
-                 speed=found.speed, smooth=found.smooth)
+                 certified_below=c_lower**2, rebuild=functools.partial(rebuild_numbers, instance, found.weights),
+                 instance=instance.name, kind=chain.kind, depth=depth, c=c, speed=found.speed, smooth=found.smooth)
     profile_fits, above = fit_profiles(found, ratios)
     fits.extend((instance.name, depth, *fit) for fit in profile_fits)
     for name, layers in above.items():
@@ -565,10 +578,11 @@ def t31_errata(tally):
         corrected="s* = -min_{||theta||^2 = L} Tr[G^T f_theta(X)] > 0 (the speed of Definition 2.1): the printed "
                   "minimum is negative at an escape direction, and c = a sqrt(2 log a), a = ||X||_F ||G||_F / s*, is "
                   "then the root of the log of a negative number",
-        counterexample={"instance": instance.name, "min Tr[G^T f_theta(X)] on the sphere": -found.speed,
-                        "a = ||X|| ||G|| / s* with s* as printed": instance.data_norm / -found.speed,
-                        "a with s* = -min": instance.data_norm / found.speed,
-                        "c with s* = -min": t31_constant(instance.x, instance.g, found.speed)},
+        counterexample=rebuild_numbers(instance, found.weights, **{
+            "min Tr[G^T f_theta(X)] on the sphere": -found.speed,
+            "a = ||X|| ||G|| / s* with s* as printed": instance.data_norm / -found.speed,
+            "a with s* = -min": instance.data_norm / found.speed,
+            "c with s* = -min": t31_constant(instance.x, instance.g, found.speed)}),
     )
     if tally.get("negative bound"):
         example = next((e for e in tally["negative examples"] if e["certified"]), tally["negative examples"][0])
@@ -579,7 +593,7 @@ def t31_errata(tally):
             corrected="for the layers l > c^2 only (c l^{-1/2} < 1, where the proof's application of Proposition 3.3 "
                       "has s* - c l^{-1/2} > 0); for l < c^2 the bound is negative and every ratio (>= 0) exceeds it, "
                       "and for c^2 < l <= 81 c^2 it is at least 1 (vacuous)",
-            counterexample=example,
+            counterexample=erratum_numbers(example),
         )
     if tally.get("output layer"):
         record_erratum(
@@ -589,7 +603,7 @@ def t31_errata(tally):
                     "Z_l||_F^2 / ||Z_l||_F^2 <= 8 c l^{-1/2} / (1 - c l^{-1/2})",
             corrected="for the hidden layers l = 1..L-1: the output Z_L = Y has no ReLU, and relu(Y) - Y is the "
                       "negative part of Y, not small",
-            counterexample=tally["output numbers"][0],
+            counterexample=erratum_numbers(tally["output numbers"][0]),
         )
 
 
@@ -704,7 +718,8 @@ def judge_p33(instance, found, eps, tally, **details):
     tolerance = p33_bound_tolerance(instance.g, eps, found.speed, error)
     ratios = layer_ratios(found.weights, instance.x)
     judge_layers(ratios, lambda layer: bound, lambda layer: tolerance, P33_STATEMENT, tally,
-                 instance=instance.name, eps=eps, depth=found.depth, speed=found.speed,
+                 rebuild=functools.partial(rebuild_numbers, instance, found.weights), instance=instance.name,
+                 eps=eps, depth=found.depth, speed=found.speed,
                  denominator=found.speed - float(torch.linalg.matrix_norm(instance.g)) * eps, **details)
     return bound, ratios
 
@@ -838,9 +853,9 @@ def p33_mixed_u(tally) -> dict:
         layer1 = layer_ratios(found.weights, x)[0]
         if out["example"] is None and informative_case(layer1.nonlinearity, p33_bound(g, eps, found.speed),
                                                          layer1.nonlinearity_tolerance):
-            out["example"] = {"instance": reflected.name, "u": [round(float(t), 6) for t in reflection @ u],
-                              "eps": eps, "s*": found.speed, "bound": p33_bound(g, eps, found.speed),
-                              "||Z^s_1 - Z_1||^2 / ||Z_1||^2": layer1.nonlinearity}
+            out["example"] = rebuild_numbers(reflected, found.weights, **{
+                "u": [round(float(t), 6) for t in reflection @ u], "eps": eps, "s*": found.speed,
+                "bound": p33_bound(g, eps, found.speed), "||Z^s_1 - Z_1||^2 / ||Z_1||^2": layer1.nonlinearity})
     return out
 
 
@@ -854,7 +869,7 @@ def p33_errata(tally, mixed):
             corrected="for the hidden layers l = 1..L-1 (the proof's product covers Z^sigma_{l-1}, l = 1..L): at the "
                       "output Z_L = Y the network applies no ReLU, and relu(Y) - Y, the negative part of Y ~ -||u|| Gv "
                       "v^T / ||Gv||, is not small",
-            counterexample=tally["output numbers"][0],
+            counterexample=erratum_numbers(tally["output numbers"][0]),
         )
     if tally.get("negative bound"):
         record_erratum(
@@ -862,7 +877,7 @@ def p33_errata(tally, mixed):
             printed="||X||_F <= eps for some eps > 0",
             corrected="... with s* > ||G||_F eps: otherwise the bound 8 ||G||_F eps / (s* - ||G||_F eps) is negative "
                       "and every ratio (>= 0) exceeds it",
-            counterexample=tally["negative examples"][0],
+            counterexample=erratum_numbers(tally["negative examples"][0]),
         )
     if mixed["example"] is not None:
         record_erratum(
