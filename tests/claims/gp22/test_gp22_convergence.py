@@ -641,10 +641,10 @@ def test_p1_fixed_first_layer_has_nonzero_convergence_points():
 
 
 def P2_SETTINGS(n: int):
-    return [
-        ("ReLU chain n-4-1", gp22.Setting(gp22.chain_network((n, 4, 1)))),
-        ("residual n-3-3-3-1", gp22.Setting(gp22.residual_network(n, 3))),
-    ]
+    """Where P2's searches run: only where a violation is possible. On a ReLU chain (no skip) the residuals
+    are at least L (Euler: g_i . theta = L f(x_i), and Cauchy-Schwarz), so a search there could never find a
+    violation and its endpoints would be no evidence; with the identity skip that bound does not hold."""
+    return [("residual n-3-3-3-1", gp22.Setting(gp22.residual_network(n, 3)))]
 
 
 @P2
@@ -675,15 +675,15 @@ def test_p2_no_convergence_point_where_the_conclusion_fails():
             stats = judge_search(result, setting, x, {}, architecture=name)
             notes.append(f"violation, {name}: {describe(result)}; judged {stats['judged']}")
             for loss in ("logistic", "exponential"):
-                if "residual" in name and trajectory_factor() == 1:
-                    continue
                 result = gp22.search("loss-violation", setting, x, starts=starts(), seed=seed + 1, y=y, loss=loss)
                 stats = judge_search(result, setting, x, {}, architecture=name, loss=loss)
                 notes.append(f"{loss}, {name}: {describe(result)}; judged {stats['judged']}")
     record_note(
-        "P2 searches (lambda = 0, non-collinear data m = 4, n = 3): " + " | ".join(notes) + ". For a ReLU chain "
-        "the residuals are at least L (Euler: g_i . theta = L f(x_i), and Cauchy-Schwarz), which the searches "
-        "approach (2.00 for L = 2); with the identity skip the bound is not L, and the searches stay above 2."
+        "P2 searches (lambda = 0, non-collinear data m = 4, n = 3): " + " | ".join(notes) + ". They run on the "
+        "residual network only: on a ReLU chain the residuals are at least L (Euler: g_i . theta = L f(x_i), and "
+        "Cauchy-Schwarz), so no violation exists there to find (earlier runs' chain searches approached 2.00 for "
+        "L = 2 and counted as informative though they could not fail); with the identity skip that bound does not "
+        "hold."
     )
 
     constructed = {"interpolation": 0, "dead": 0, "nonzero": 0, "zero": 0}
