@@ -106,12 +106,19 @@ def _citation_references(args: argparse.Namespace) -> int:
 DEFAULT_REPORT = "reports/claims.json"
 
 
-def _render(args: argparse.Namespace) -> int:
-    """Print the errata sheet or the LaTeX tables of one report; 2 (one ``error:`` line) on a bad report."""
+def _loaded(path: str) -> dict | None:
+    """The report at ``path`` (``load_report``), or None after one ``error:`` line on stderr."""
     try:
-        report = load_report(args.report)
+        return load_report(path)
     except BaselineError as error:
         print(f"error: {error}", file=sys.stderr)
+        return None
+
+
+def _render(args: argparse.Namespace) -> int:
+    """Print the errata sheet or the LaTeX tables of one report; 2 (one ``error:`` line) on a bad report."""
+    report = _loaded(args.report)
+    if report is None:
         return 2
     sys.stdout.write(render_errata_markdown(report) if args.command == "errata" else render_latex(report))
     return 0
@@ -133,10 +140,8 @@ _SHOW = ("Print one claim's section of a report in the terminal (its statement, 
 
 def _show(args: argparse.Namespace) -> int:
     """One claim's section of a report (``claim_section``); 2 on a bad report or an unknown ID."""
-    try:
-        report = load_report(args.report)
-    except BaselineError as error:
-        print(f"error: {error}", file=sys.stderr)
+    report = _loaded(args.report)
+    if report is None:
         return 2
     entry = next((c for c in report["claims"] if c["id"] == args.id), None)
     if entry is None:
