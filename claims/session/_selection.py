@@ -101,7 +101,8 @@ def _claim_markers(tree: ast.AST) -> list[tuple[str, str]]:
     """(claim ID, role) of every literal ``<...>.mark.claim("ID", negative_control=...)`` call, and of every
     call of a test factory with a registered claim ID as its first argument (``instantaneous_test("LJ22.T1.4")``,
     which marks the test it makes): a control where the factory's name says so (``control("LJ22.T1.4", ...)``)
-    or it passes ``negative_control=True``."""
+    or it passes ``negative_control=True``. Factory calls count only in a module that marks some test itself
+    (a module of claim tests, not a unit test that names an ID)."""
     found = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
@@ -118,8 +119,12 @@ def _claim_markers(tree: ast.AST) -> list[tuple[str, str]]:
             for k in node.keywords
         )
         control = control or (not marker and "control" in name)
-        found.append((node.args[0].value, CONTROL if control else EVIDENCE))
-    return found
+        found.append((node.args[0].value, CONTROL if control else EVIDENCE, marker))
+    marks = any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "claim"
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "mark"
+                for node in ast.walk(tree))
+    # a factory marks tests only in a module of claim tests (one that calls pytest.mark.claim, with any arguments)
+    return [(claim_id, role) for claim_id, role, marker in found if marker or marks]
 
 
 def scan_suite(roots: list[Path]) -> dict[str, dict[str, set[str]]]:
