@@ -155,6 +155,8 @@ if TYPE_CHECKING:  # for type checkers and editors (at run time the names load o
         check_settled_limit_rejected as check_settled_limit_rejected,
         check_trend as check_trend,
         check_trend_rejected as check_trend_rejected,
+        check_paired as check_paired,
+        check_paired_rejected as check_paired_rejected,
     )
     from claims.evidence._trend import (
         Trend as Trend,
