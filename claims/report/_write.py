@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from claims.report._errata import ERRATA_FILE, render_errata_markdown
 from claims.report._html import render_html
 from claims.report._json import dumps
+from claims.report._lint import report_problems
 from claims.report._markdown import render_markdown
 from claims.report._figures import FIGURE_FORMATS
 from claims.report._model import FIGURES, alternate_path
@@ -22,8 +23,10 @@ def listed_figures(report: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(f["path"] for c in report["claims"] for f in c.get("figures", [])))
 
 
-def write_report(report: dict[str, Any], directory: Path, figure_bytes: Mapping[str, bytes] | None = None) -> None:
-    """claims.json, claims.md, claims.html, errata.md and figures/*.png in ``directory``.
+def write_report(report: dict[str, Any], directory: Path, figure_bytes: Mapping[str, bytes] | None = None) -> list[str]:
+    """claims.json, claims.md, claims.html, errata.md and figures/*.png in ``directory``; returns what
+    ``report_problems`` finds in the rendered Markdown and HTML, checked on the strings before they are written
+    (the files are written all the same: a reader of a broken report sees what the problems name).
 
     PNG bytes come from ``figure_bytes``, by default the report's side table (``Report.figure_bytes``);
     a listed figure without bytes (a report read back from JSON) keeps the file already there. The SVG
@@ -53,7 +56,10 @@ def write_report(report: dict[str, Any], directory: Path, figure_bytes: Mapping[
                 name = f"{FIGURES}/{file.name}"
                 if name in stale or name not in (listed if suffix == "png" else alternates):
                     file.unlink()
+    markdown, page = render_markdown(report), render_html(report, directory)
+    problems = report_problems(report, markdown, page)
     (directory / "claims.json").write_text(dumps(report, indent=2) + "\n")
-    (directory / "claims.md").write_text(render_markdown(report))
-    (directory / "claims.html").write_text(render_html(report, directory), encoding="utf-8")
+    (directory / "claims.md").write_text(markdown)
+    (directory / "claims.html").write_text(page, encoding="utf-8")
     (directory / ERRATA_FILE).write_text(render_errata_markdown(report), encoding="utf-8")
+    return problems

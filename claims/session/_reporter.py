@@ -19,7 +19,6 @@ from hypothesis import settings
 
 from claims.report._compare import compare, regressions, render_header, render_table
 from claims.report._history import save_run
-from claims.report._lint import report_problems
 from claims.report._model import TestRecord, build_report
 from claims.report._suite import CONTROL, ClaimSuite
 from claims.report._write import write_report
@@ -184,11 +183,9 @@ class ClaimsReporter:
         # would otherwise overwrite the last good report with not-run entries.
         full = not reasons and self.report["run"]["complete"]
         self.directory = report_directory(self.config) / ("" if full else PARTIAL)
-        write_report(self.report, self.directory)
-        # the report as a reader reads it: a stand-in number, an unexplained negative slack or an invariance
-        # headlined by a score is a broken report, and fails the session
-        self.problems = report_problems(self.report, (self.directory / "claims.md").read_text(),
-                                        (self.directory / "claims.html").read_text(encoding="utf-8"))
+        # the report as a reader reads it (checked on the rendered strings): a stand-in number, an unexplained
+        # negative slack or an invariance headlined by a score is a broken report, and fails the session
+        self.problems = write_report(self.report, self.directory)
         if self.problems and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.baseline is not None:

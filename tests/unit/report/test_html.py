@@ -178,3 +178,17 @@ def test_html_reads_figures_from_the_directory_for_a_report_read_back_from_json(
     images = parse(render_html(report, tmp_path)).images
     assert [base64.b64decode(src.split(",", 1)[1]) for src in images] == [png]
     assert parse(render_html(report, {})).images == []  # no bytes: the caption says the file is missing
+
+
+def test_write_report_checks_the_rendered_strings_it_writes(tmp_path, png, monkeypatch):
+    """The render checks read the strings before they are written, and the files hold those strings: a broken
+    rendering is reported as a problem (and written all the same, so a reader sees what the problem names)."""
+    import claims.report._write as write
+
+    report = build_report(RUN, records(png))
+    assert write_report(report, tmp_path) == []
+    broken = "| ID | Headline |\n|---|---|\n| LJ22.T2 | inequality: min slack -1e-12, BEYOND its tolerance 2e-16 |\n"
+    monkeypatch.setattr(write, "render_markdown", lambda report: broken)
+    problems = write_report(report, tmp_path)
+    assert problems == ["claims.md summary: LJ22.T2's Headline shows a negative slack -1e-12 not marked as rounding"]
+    assert (tmp_path / "claims.md").read_text() == broken
