@@ -3,7 +3,8 @@ designs trained as stacked programs, and convergence points of Eqs. (6)-(9) (Pro
 
 Modules: ``_batch_equivalence`` (Section 3.1's batch-size remark), ``_architectures`` (Section 4.1's families,
 Eq. (5)), ``_sgd`` (the stacked SGD runs on Eq. (2)), ``_records`` (what a run records: Sections 4.1-4.2's
-measures), ``_experiments`` (designs);
+measures), ``_batch_gradient_norms`` (Eq. (10)'s ||grad_{W^{pq}} L^lambda_{S~}|| over batches, Section 3.2),
+``_experiments`` (designs);
 for Section 3.1: ``_losses``, ``_inputs``, ``_settings`` (network and E_T), ``_stationarity``
 (Eqs. (6)-(9), (13) at a point), ``_weight_decay_points`` and ``_zero_decay_points`` (constructed
 convergence points, Propositions 1 and 2), ``_residuals`` and ``_search`` (searching for the points
@@ -14,6 +15,9 @@ from __future__ import annotations
 
 from claims.gp22._architectures import (
     Architecture,
+)
+from claims.gp22._batch_gradient_norms import (
+    BatchGradientNorms, batch_gradient_norms, regularized_gradient_norms,
 )
 from claims.gp22._batch_equivalence import (
     batch_gradients, batch_mean_matrix, batches, exact_rank, full_batch_point, minimum_norm_inverse,
@@ -52,12 +56,13 @@ from claims.gp22._zero_decay_points import (
 )
 
 __all__ = [
-    "Architecture", "Base", "batch_gradients", "batch_mean_matrix", "batches", "exact_rank", "full_batch_point",
-    "minimum_norm_inverse", "recovered_residuals", "ConvergencePoint", "DEFAULT_ENGINE", "Design", "DesignResult",
+    "Architecture", "Base", "BatchGradientNorms", "batch_gradient_norms", "batch_gradients", "batch_mean_matrix",
+    "batches", "exact_rank", "full_batch_point", "minimum_norm_inverse", "recovered_residuals", "ConvergencePoint",
+    "DEFAULT_ENGINE", "Design", "DesignResult",
     "DesignRunner", "ENGINES", "MEMO_SCALES", "RunConfig", "SampleGradients", "SearchResult",
     "Setting", "TRAINS_AT", "balanced_chain_point", "chain_network", "collinear_dead_point", "collinear_inputs",
     "collinearity", "dead_point", "fixed_first_layer_point", "general_position_inputs",
     "interpolation_point", "label_free_judgement", "label_free_residual", "labels_for", "loss_value",
-    "nonzero_witness", "random_starts", "register", "residual_network", "search",
-    "skip_control_point", "stationary_inflection_point", "train", "with_labels",
+    "nonzero_witness", "random_starts", "register", "regularized_gradient_norms", "residual_network",
+    "search", "skip_control_point", "stationary_inflection_point", "train", "with_labels",
 ]

@@ -80,6 +80,11 @@ class Design:
     decay_product: float | None = None
     """If given (a learning-rate design), each level's weight decay is decay_product / eta: eta * lambda
     (and so eta * lambda * steps, the shrinkage weight decay applies) is held fixed across the levels."""
+    gradient_draws: int = 0
+    """K > 0: every run also records, at the end of training, ||grad_{W^{pq}} L^lambda_{S~}|| on K random batches
+    of its batch size (min, mean) and on the full batch (``claims.gp22._batch_gradient_norms``). Not part of the
+    runs' identity: a design asking for it shares its runs with the designs that do not, and the arms that hold
+    them compute it for all their runs."""
 
     def _base_at(self, level: float) -> Base:
         changes: dict[str, Any] = {self.factor: int(level) if self.factor == "batch_size" else level}
@@ -112,6 +117,7 @@ class Design:
             "loss": self.loss,
             "first_seed": self.first_seed,
             **({"decay_product": self.decay_product} if self.decay_product is not None else {}),
+            **({"gradient_draws": self.gradient_draws} if self.gradient_draws else {}),
         }
 
 
@@ -126,11 +132,13 @@ class Arm:
     length: int
     record_every: int
     configs: tuple[Any, ...]
+    gradient_draws: int = 0
+    """The most ``Design.gradient_draws`` of the designs with runs in the arm (0: none asks)."""
 
     def key(self) -> str:
         text = json.dumps(
             [self.architecture, self.batch_size, self.loss, self.budget, self.length, self.record_every,
-             [asdict(c) for c in self.configs]],
+             [asdict(c) for c in self.configs], self.gradient_draws],
             sort_keys=True,
         )
         return hashlib.sha1(text.encode()).hexdigest()[:16]
@@ -253,12 +261,15 @@ def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tu
     of each run: the arms of a program hold the runs of every registered design in it, at most
     ``ARM_RUNS`` each."""
     programs: dict[tuple[Any, ...], list[Any]] = {}
+    draws: dict[tuple[tuple[Any, ...], Any], int] = {}  # (program, config) -> the most gradient draws asked for it
     for other in [*REGISTERED, design]:
         for _, seed, base in other.runs(seed_factor):
-            configs = programs.setdefault(_program(other, base), [])
+            program = _program(other, base)
+            configs = programs.setdefault(program, [])
             config = _config(seed, base)
             if config not in configs:
                 configs.append(config)
+            draws[program, config] = max(draws.get((program, config), 0), other.gradient_draws)
     placed: dict[tuple[Any, ...], list[tuple[float, int, int]]] = {}
     for level, seed, base in design.runs(seed_factor):
         program = _program(design, base)
@@ -276,7 +287,8 @@ def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tu
             by_arm.setdefault(position // size, []).append((level, seed, position % size))
         for part, labels in sorted(by_arm.items()):
             part_configs = configs[part * size : (part + 1) * size]
-            arm = Arm(architecture, batch_size, loss, budget, length, record_every, part_configs)
+            arm_draws = max(draws[program, config] for config in part_configs)
+            arm = Arm(architecture, batch_size, loss, budget, length, record_every, part_configs, arm_draws)
             arms.append((arm, labels))
     return arms
 
@@ -301,7 +313,8 @@ def train_arm(arm: Arm) -> dict[str, Any]:
     length = {arm.budget: arm.length}
     # record_every 0: only the start and the end (an epoch count no run reaches).
     every = arm.record_every or (arm.length if arm.budget == "epochs" else math.ceil(arm.length / steps_per_epoch)) + 1
-    record = train(architecture, data, list(arm.configs), arm.batch_size, arm.loss, record_every=every, **length)
+    record = train(architecture, data, list(arm.configs), arm.batch_size, arm.loss, record_every=every,
+                   gradient_draws=arm.gradient_draws, **length)
     return record.to_builtin()
 
 

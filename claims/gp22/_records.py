@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from claims.gp22._architectures import Architecture, LossName, Parameters, forward, per_example_loss
+from claims.gp22._batch_gradient_norms import BatchGradientNorms
 from claims.models._datasets import Dataset
 from claims.models._rank import (
     AUTHORS_CODE_RATIO,
@@ -82,6 +83,10 @@ class TrainingRecord:
     nonfinite_step: torch.Tensor
     final_parameters: Parameters = field(repr=False)
     dtype: str = "float64"
+    batch_gradient_norms: BatchGradientNorms | None = field(default=None, repr=False)
+    """At the end of training (``train(..., gradient_draws=K)``): per run and matrix, the min over K random
+    batches of ||grad_{W^{pq}} L^lambda_{S~}||_F (an upper bound on Eq. (10)'s min over all batches), the mean
+    over them and the full-batch norm (``claims.gp22._batch_gradient_norms``); None when not asked for."""
 
     @property
     def runs(self) -> int:
@@ -125,6 +130,14 @@ class TrainingRecord:
                     for i, name in enumerate(self.matrix_names)
                 },
             }
+            if self.batch_gradient_norms is not None:
+                norms = self.batch_gradient_norms
+                run |= {
+                    key: {name: float(value[r, i]) for i, name in enumerate(self.matrix_names)}
+                    for key, value in (("min_batch_gradient_norm", norms.sampled_min),
+                                       ("mean_batch_gradient_norm", norms.sampled_mean),
+                                       ("full_batch_gradient_norm", norms.full_batch))
+                }
             if include_parameters:
                 run["final_parameters"] = {name: p[r].tolist() for name, p in self.final_parameters.items()}
             runs.append(run)
@@ -151,6 +164,11 @@ class TrainingRecord:
             },
             "recorded_steps": list(self.recorded_steps),
             "recorded_epochs": list(self.recorded_epochs),
+            **({} if self.batch_gradient_norms is None else {
+                "batch_gradient_draws": self.batch_gradient_norms.draws,
+                "batch_gradient_min_exact": self.batch_gradient_norms.exact,
+                "batch_gradient_wall_time_s": self.batch_gradient_norms.wall_time,
+            }),
             "runs": runs,
         }
 
@@ -255,5 +273,18 @@ def concatenate_records(records: Sequence[TrainingRecord]) -> TrainingRecord:
             name: torch.cat([record.final_parameters[name] for record in records])
             for name in first.final_parameters
         },
+        batch_gradient_norms=_concatenate_norms([record.batch_gradient_norms for record in records]),
         **{key: torch.cat([getattr(record, key) for record in records], dim=1) for key in per_run},
+    )
+
+
+def _concatenate_norms(parts: Sequence[BatchGradientNorms | None]) -> BatchGradientNorms | None:
+    """The loop engine's per-run gradient norms joined along the run dimension (None if not recorded)."""
+    if parts[0] is None:
+        return None
+    first = parts[0]
+    return BatchGradientNorms(
+        first.draws, first.batch_size, first.exact,
+        *(torch.cat([getattr(part, key) for part in parts]) for key in ("sampled_min", "sampled_mean", "full_batch")),
+        wall_time=sum(part.wall_time for part in parts),
     )

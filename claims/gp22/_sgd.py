@@ -36,6 +36,7 @@ from typing import Literal
 import torch
 
 from claims.gp22._architectures import Architecture, LossName, Parameters, forward, per_example_loss
+from claims.gp22._batch_gradient_norms import batch_gradient_norms
 from claims.gp22._records import TrainingRecord, concatenate_records, evaluate_record
 from claims.models._datasets import Dataset
 
@@ -128,6 +129,7 @@ def _train_stack(
     total_steps: int,
     record_every: int,
     engine: Engine,
+    gradient_draws: int,
 ) -> TrainingRecord:
     start = time.perf_counter()
     count = len(runs)
@@ -206,6 +208,11 @@ def _train_stack(
             recorded_steps.append(step)
 
     series = {key: torch.stack([record[key] for record in history]) for key in history[0]}
+    # after the last batch order was drawn: each run's batches continue its own generator (engine-independent)
+    gradient_norms = None if not gradient_draws else batch_gradient_norms(
+        architecture, dataset, loss, params, torch.tensor([config.weight_decay for config in runs], dtype=DTYPE),
+        batch_size, gradient_draws, generators,
+    )
     return TrainingRecord(
         architecture=architecture,
         dataset=dataset.name,
@@ -224,6 +231,7 @@ def _train_stack(
         nonfinite=frozen.clone(),
         nonfinite_step=nonfinite_step,
         final_parameters={name: p.clone() for name, p in params.items()},
+        batch_gradient_norms=gradient_norms,
         **series,
     )
 
@@ -238,12 +246,15 @@ def train(
     steps: int | None = None,
     record_every: int = 1,
     engine: Engine = DEFAULT_ENGINE,
+    gradient_draws: int = 0,
 ) -> TrainingRecord:
     """Train every run in ``runs`` by mini-batch SGD on Eq. (2) with batches of ``batch_size``
     (1 < B <= m with batch norm, 1 <= B <= m without; B = m is full-batch GD, every step the same
     batch up to order), for exactly one of ``epochs`` (the memo's design) or ``steps`` (the same
     number of SGD steps whatever B: whole epochs, the last one cut short). Metrics are recorded at
-    step 0, after every ``record_every``-th epoch and at the end (see ``TrainingRecord``)."""
+    step 0, after every ``record_every``-th epoch and at the end (see ``TrainingRecord``); with
+    ``gradient_draws`` K > 0 the end also records ||grad_{W^{pq}} L^lambda_{S~}|| on K random batches of B
+    (``TrainingRecord.batch_gradient_norms``)."""
     if (epochs is None) == (steps is None):
         raise ValueError("give exactly one of epochs and steps")
     if not runs:
@@ -260,11 +271,13 @@ def train(
         raise ValueError(f"batch size {batch_size} out of range (batch norm needs B >= 2, and B <= m)")
     if record_every < 1:
         raise ValueError("record_every must be positive")
+    if gradient_draws < 0:
+        raise ValueError("gradient_draws must be >= 0")
     total_steps = epochs * (dataset.train_size // batch_size) if epochs is not None else steps
     if total_steps < 1:
         raise ValueError("nothing to train")
     arguments = (architecture, dataset)
-    options = (batch_size, loss, total_steps, record_every, engine)
+    options = (batch_size, loss, total_steps, record_every, engine, gradient_draws)
     if engine == "loop":
         return concatenate_records([_train_stack(*arguments, [run], *options) for run in runs])
     return _train_stack(*arguments, runs, *options)

@@ -10,7 +10,8 @@ import pytest
 from claims.evidence import CLAIMS
 from claims.evidence._paper import SETTING_FIELDS
 
-EMPIRICAL = ("GP22.S32", "GP22.F1", "GP22.F1S", "GP22.F2", "GP22.FB", "GP22.LR", "GP22.AC", "BSJ25.F1", "BSJ25.F2")
+EMPIRICAL = ("GP22.S32", "GP22.LRG", "GP22.F1", "GP22.F1S", "GP22.F2", "GP22.FB", "GP22.LR", "GP22.AC", "BSJ25.F1",
+             "BSJ25.F2")
 """The claims whose evidence is training runs on data (SGD, GD or PGD experiments)."""
 REQUIRED = ("dataset", "architecture", "training length")
 """The fields both sides state (unless the paper's text does not)."""
