@@ -71,7 +71,7 @@ from claims.bsj25._small_init import (
     PlateauRule, SmallInitConfig, detect_plateau, train_on_digits,
 )
 from claims.bsj25._solver import (
-    AGREEMENT, restarts_reaching, solve_escape,
+    AGREEMENT, EscapeProblem, restarts_reaching, solve_escape, solve_escapes,
 )
 from claims.bsj25._width_sweep import (
     PGDSchedule, S1, S2, SCHEMES, SUCCESS_MARGIN, cached_width_sweep, example1_data,
@@ -81,7 +81,7 @@ from claims.bsj25._width_sweep import (
 __all__ = [
     "BalanceDrift", "BalanceRate", "balance_drift", "balance_matrix", "balance_rate", "blowup_time",
     "exact_network", "one_neuron_value", "two_sided_form", "second_singular_ratio",
-    "AGREEMENT", "restarts_reaching",
+    "AGREEMENT", "EscapeProblem", "restarts_reaching", "solve_escapes",
     "balance_differences", "balance_residuals", "balance_rounding", "flow_balance_tolerance",
     "flow_rank_one_tolerance", "flow_relative_error", "linear_flow", "linear_loss", "linear_search", "linear_speed",
     "optimal_linear_direction", "optimal_linear_speed", "rank_one_ratios", "rank_one_rounding", "rank_one_start",

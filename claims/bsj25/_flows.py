@@ -57,7 +57,8 @@ class _EvaluationLimit(Exception):
 @dataclass
 class FlowSolution:
     """A DOP853 solution of d theta/dt = -grad L_0(theta): ``times`` and ``thetas`` (rows), the
-    integrator's counts and tolerances, and ``event_time`` when stopped at ||theta|| = radius."""
+    integrator's counts and tolerances, and ``event_time`` when stopped at ||theta|| = radius; ``crossing_times``:
+    when ||theta|| first reached each of the ``crossings`` radii asked for (None where it did not)."""
 
     times: np.ndarray
     thetas: torch.Tensor
@@ -69,6 +70,7 @@ class FlowSolution:
     success: bool
     event_time: float | None = None
     event_theta: torch.Tensor | None = None
+    crossing_times: tuple[float | None, ...] = ()
 
     @property
     def norms(self) -> np.ndarray:
@@ -104,16 +106,21 @@ class FlowSolution:
 def localized_flow(
     theta0: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, t_end: float,
     t_eval: Sequence[float] | None = None, rtol: float = 1e-12, atol: float | None = None,
-    stop_norm: float | None = None, max_evaluations: int = 50_000,
+    stop_norm: float | None = None, max_evaluations: int = 50_000, crossings: Sequence[float] = (),
 ) -> FlowSolution:
     """Gradient flow on L_0 from theta(0) = ``theta0`` with ``scipy.integrate.solve_ivp`` (DOP853,
     ``rtol``, ``atol`` default 1e-3 rtol ||theta0|| / sqrt(P)), reporting at ``t_eval``; with
-    ``stop_norm`` a terminal event at ||theta|| = stop_norm (the escape time t_1(r)). More than
+    ``stop_norm`` a terminal event at ||theta|| = stop_norm (the escape time t_1(r)); ``crossings``: radii whose
+    first crossing times are recorded on the way (events that do not stop it: the steps, and so every time, are
+    those of the flow stopped at each radius, without integrating it once per radius). More than
     ``max_evaluations`` right-hand sides (steps collapsing at a kink) stop it: ``success`` False, no
     states."""
-    from scipy.integrate import solve_ivp
+    from scipy.integrate import DOP853, solve_ivp
 
+    if crossings and t_eval is not None:
+        raise ValueError("crossings are recorded on flows without t_eval")
     count = [0]
+    dense = []  # the right-hand sides each dense output (the interpolant of a step, for its events) evaluated
     atol = 1e-3 * rtol * float(norm(theta0)) / math.sqrt(len(theta0)) if atol is None else atol
     x_np, g_np = x.numpy(), g.numpy()
 
@@ -123,26 +130,44 @@ def localized_flow(
             raise _EvaluationLimit
         return -value_and_gradient(y, shapes, x_np, g_np)[1]
 
-    events = None
-    if stop_norm is not None:
+    class CountingDOP853(DOP853):
+        def _dense_output_impl(self):
+            before = count[0]
+            try:
+                return super()._dense_output_impl()
+            finally:
+                dense.append(count[0] - before)
+
+    def reach_event(radius: float, terminal: bool):
         def reach(_t, y):
-            return float(np.linalg.norm(y)) - stop_norm
-        reach.terminal, reach.direction = True, 1
-        events = [reach]
+            return float(np.linalg.norm(y)) - radius
+        reach.terminal, reach.direction = terminal, 1
+        return reach
+
+    events = [reach_event(stop_norm, True)] if stop_norm is not None else []
+    events += [reach_event(radius, False) for radius in crossings]
+    events = events or None
     try:
-        solution = solve_ivp(rhs, (0.0, t_end), theta0.numpy().copy(), method="DOP853", rtol=rtol, atol=atol,
+        solution = solve_ivp(rhs, (0.0, t_end), theta0.numpy().copy(), method=CountingDOP853, rtol=rtol, atol=atol,
                              t_eval=None if t_eval is None else np.asarray(t_eval, dtype=float), events=events)
     except _EvaluationLimit:
         return FlowSolution(np.zeros(0), theta0.new_zeros(0, len(theta0)), count[0] - 1, 0, rtol, atol,
                             f"stopped after {max_evaluations} evaluations", False)
     event_time = event_theta = None
-    if events is not None and len(solution.t_events[0]):
+    if stop_norm is not None and len(solution.t_events[0]):
         event_time = float(solution.t_events[0][0])
         event_theta = torch.from_numpy(solution.y_events[0][0].copy())
+    crossing_times, evaluations = (), count[0]
+    if crossings:
+        crossing_times = tuple(float(times[0]) if len(times) else None
+                               for times in solution.t_events[1 if stop_norm is not None else 0:])
+        # the counts of the flow without the crossings: its only dense output is the stopping step's
+        evaluations -= sum(dense[:-1] if event_time is not None else dense)
     return FlowSolution(
-        times=solution.t, thetas=torch.from_numpy(solution.y.T.copy()), evaluations=count[0],
-        steps=int(getattr(solution, "nfev", count[0]) // 12) or 1, rtol=rtol, atol=atol, message=solution.message,
-        success=bool(solution.success), event_time=event_time, event_theta=event_theta,
+        times=solution.t, thetas=torch.from_numpy(solution.y.T.copy()), evaluations=evaluations,
+        steps=int((getattr(solution, "nfev", count[0]) - count[0] + evaluations) // 12) or 1, rtol=rtol, atol=atol,
+        message=solution.message, success=bool(solution.success), event_time=event_time, event_theta=event_theta,
+        crossing_times=crossing_times,
     )
 
 

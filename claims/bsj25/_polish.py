@@ -120,14 +120,23 @@ class FrozenKKT:
         self.layers = torch.tensor([k[0] for k in pattern.kinks], dtype=torch.long)
         self.units = torch.tensor([k[1] for k in pattern.kinks], dtype=torch.long)
         self.samples = torch.tensor([k[2] for k in pattern.kinks], dtype=torch.long)
+        self.kink_depth = max((k[0] for k in pattern.kinks), default=0)
+        """The deepest layer with a kink: c(theta) depends on W_1 .. W_{kink_depth} only."""
+        self.kink_parameters = sum(rows * cols for rows, cols in shapes[: self.kink_depth])
+        self._data = {x.dtype: x}
 
     @property
     def size(self) -> int:
         return self.count + 1 + len(self.pattern.kinks)
 
-    def _forward(self, thetas: torch.Tensor) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
-        weights = split_batch(thetas, self.shapes)
-        inputs, pre = [self.x.to(thetas.dtype)], []
+    def _forward(self, thetas: torch.Tensor, layers: int | None = None
+                 ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """(inputs, pre) of the frozen network for a batch, through its first ``layers`` layers (all by default)."""
+        weights = split_batch(thetas, self.shapes)[:layers]
+        x = self._data.get(thetas.dtype)
+        if x is None:
+            x = self._data[thetas.dtype] = self.x.to(thetas.dtype)
+        inputs, pre = [x], []
         for layer, w in enumerate(weights):
             z = torch.matmul(w, inputs[-1])
             pre.append(z)
@@ -135,17 +144,18 @@ class FrozenKKT:
                 inputs.append(z * self.pattern.masks[layer])
         return inputs, pre
 
-    def constraints(self, thetas: torch.Tensor) -> torch.Tensor:
-        """c(theta) for a batch (R, P): (R, m)."""
-        _, pre = self._forward(thetas)
+    def constraints(self, thetas: torch.Tensor, forward=None) -> torch.Tensor:
+        """c(theta) for a batch (R, P): (R, m). ``forward``: this batch's ``_forward`` (at least through the
+        deepest kink's layer), when the caller has it."""
         if not self.pattern.kinks:
             return thetas.new_zeros(thetas.shape[0], 0)
+        _, pre = self._forward(thetas, self.kink_depth) if forward is None else forward
         return torch.stack([pre[l - 1][:, i, n] for l, i, n in self.pattern.kinks], dim=1)
 
-    def lagrangian_gradient(self, thetas: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
-        """grad (L_0^f - mu . c) for a batch (R, P)."""
+    def lagrangian_gradient(self, thetas: torch.Tensor, mu: torch.Tensor, forward=None) -> torch.Tensor:
+        """grad (L_0^f - mu . c) for a batch (R, P) (``forward``: this batch's ``_forward``, when the caller has it)."""
         weights = split_batch(thetas, self.shapes)
-        inputs, pre = self._forward(thetas)
+        inputs, pre = self._forward(thetas) if forward is None else forward
         batch = thetas.shape[0]
         delta = self.g.to(thetas.dtype).expand_as(pre[-1])
         grads: list[torch.Tensor] = [thetas] * self.depth
@@ -163,35 +173,46 @@ class FrozenKKT:
 
     def residual(self, y: torch.Tensor) -> torch.Tensor:
         theta, lam, mu = y[: self.count], y[self.count], y[self.count + 1 :]
-        stationarity = self.lagrangian_gradient(theta[None], mu)[0] - lam * theta
+        forward = self._forward(theta[None])
+        stationarity = self.lagrangian_gradient(theta[None], mu, forward)[0] - lam * theta
         sphere = ((theta @ theta) - self.depth) / 2
-        return torch.cat([stationarity, sphere.reshape(1), self.constraints(theta[None])[0]])
+        return torch.cat([stationarity, sphere.reshape(1), self.constraints(theta[None], forward)[0]])
 
     def value_and_gradient(self, theta: torch.Tensor) -> tuple[float, torch.Tensor]:
         """L_0^f(theta) and its gradient."""
-        _, pre = self._forward(theta[None])
+        forward = self._forward(theta[None])
         no_multipliers = torch.zeros(len(self.pattern.kinks), dtype=F64)
-        return float((self.g * pre[-1][0]).sum()), self.lagrangian_gradient(theta[None], no_multipliers)[0]
+        return float((self.g * forward[1][-1][0]).sum()), self.lagrangian_gradient(theta[None], no_multipliers,
+                                                                                   forward)[0]
+
+    def _probes(self, theta: torch.Tensor, start: int, stop: int) -> torch.Tensor:
+        """theta + i h e_j for j = start .. stop - 1 (complex, one row each)."""
+        rows = torch.arange(start, stop)
+        probe = theta.to(torch.complex128).expand(len(rows), -1).clone()
+        probe[torch.arange(len(rows)), rows] += 1j * self.STEP
+        return probe
 
     def constraint_jacobian(self, theta: torch.Tensor) -> torch.Tensor:
-        """dc/dtheta (m, P) by the complex step on the forward pass."""
+        """dc/dtheta (m, P) by the complex step on the forward pass, through the deepest kink's layer; the
+        columns of deeper layers' weights are 0 (c does not depend on them), and a chunk of probes made only of
+        such columns is not computed."""
         parts = []
         for start in range(0, self.count, self.chunk):
-            rows = torch.arange(start, min(start + self.chunk, self.count))
-            probe = theta.to(torch.complex128).expand(len(rows), -1).clone()
-            probe[torch.arange(len(rows)), rows] += 1j * self.STEP
-            parts.append(self.constraints(probe).imag / self.STEP)
+            stop = min(start + self.chunk, self.count)
+            if start >= self.kink_parameters:
+                parts.append(theta.new_zeros(stop - start, len(self.pattern.kinks)))
+                continue
+            parts.append(self.constraints(self._probes(theta, start, stop)).imag / self.STEP)
         return torch.cat(parts).T
 
     def jacobian(self, y: torch.Tensor) -> torch.Tensor:
         theta, lam, mu = y[: self.count], y[self.count], y[self.count + 1 :]
         hessian, constraint = [], []
         for start in range(0, self.count, self.chunk):
-            rows = torch.arange(start, min(start + self.chunk, self.count))
-            probe = theta.to(torch.complex128).expand(len(rows), -1).clone()
-            probe[torch.arange(len(rows)), rows] += 1j * self.STEP
-            hessian.append(self.lagrangian_gradient(probe, mu).imag / self.STEP)
-            constraint.append(self.constraints(probe).imag / self.STEP)
+            probe = self._probes(theta, start, min(start + self.chunk, self.count))
+            forward = self._forward(probe)
+            hessian.append(self.lagrangian_gradient(probe, mu, forward).imag / self.STEP)
+            constraint.append(self.constraints(probe, forward).imag / self.STEP)
         h = torch.cat(hessian)  # symmetric: row j = d grad / d theta_j
         j = torch.cat(constraint).T  # (m, P)
         m = len(self.pattern.kinks)

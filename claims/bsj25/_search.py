@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 
@@ -35,28 +37,74 @@ def split_batch(thetas: torch.Tensor, shapes: Shapes) -> list[torch.Tensor]:
     return out
 
 
+@dataclass(frozen=True)
+class Stack:
+    """Several problems of one shape stacked along the batch: rows ``bounds[k]:bounds[k+1]`` of a batch
+    (R, P) belong to problem k, with its own data X (``xs[k]``) and G (``gs[k]``). One problem is the
+    stack of one block. Every row is computed as it would be in a batch of its own problem alone: the
+    first layer's product with X (and the gradient's with X^T) is taken block by block, the rest row by
+    row, so stacking only saves the per-operation overhead of looping over problems."""
+
+    bounds: tuple[int, ...]
+    xs: tuple[torch.Tensor, ...]
+    gs: tuple[torch.Tensor, ...]
+
+    @classmethod
+    def of(cls, counts: Sequence[int], xs: Sequence[torch.Tensor], gs: Sequence[torch.Tensor]) -> Stack:
+        return cls(tuple(itertools.accumulate(counts, initial=0)), tuple(xs), tuple(gs))
+
+    def blocks(self) -> list[tuple[int, int, torch.Tensor]]:
+        return [(a, b, x) for a, b, x in zip(self.bounds, self.bounds[1:], self.xs)]
+
+    def labels(self) -> torch.Tensor:
+        """G per row (R, d_out, N), or G itself (d_out, N) when there is one block (broadcast)."""
+        if len(self.gs) == 1:
+            return self.gs[0]
+        return torch.cat([g.expand(b - a, -1, -1) for a, b, g in zip(self.bounds, self.bounds[1:], self.gs)])
+
+
+def _by_block(product, blocks: list[tuple[int, int, torch.Tensor]], rows: torch.Tensor) -> torch.Tensor:
+    """``product(rows[a:b], x)`` for every block, concatenated (one block: no copy)."""
+    if len(blocks) == 1:
+        return product(rows, blocks[0][2])
+    return torch.cat([product(rows[a:b], x) for a, b, x in blocks])
+
+
 def batched_value_and_gradient(
     thetas: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, linear: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """L_0 and its gradient for a batch of parameters (R, P): stacked weights, batched matmul, and a
     hand-written backward pass (relu'(0) = 0, torch's convention). With ``linear`` the ReLU is left
     out (the absolute loss A of ``claims.bsj25._saddle.absolute_loss`` is this at |theta|, |X|, |G|)."""
+    return stacked_value_and_gradient(thetas, shapes, Stack((0, thetas.shape[0]), (x,), (g,)), linear)
+
+
+def stacked_value_and_gradient(
+    thetas: torch.Tensor, shapes: Shapes, stack: Stack, linear: bool = False, labels: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``batched_value_and_gradient`` for a ``Stack`` of problems (``labels``: ``stack.labels()``, computed
+    once by a caller that loops)."""
+    blocks = stack.blocks()
+    g = stack.labels() if labels is None else labels
     weights = split_batch(thetas, shapes)
-    inputs, pre = [x], []
+    inputs, pre = [], []
     for layer, w in enumerate(weights):
-        z = torch.matmul(w, inputs[-1])
+        z = _by_block(torch.matmul, blocks, w) if layer == 0 else torch.matmul(w, inputs[-1])
         pre.append(z)
         if layer < len(weights) - 1:
             inputs.append(z if linear else torch.relu(z))
     value = (g * pre[-1]).sum(dim=(1, 2))
     delta = g.expand_as(pre[-1])
+    batch = thetas.shape[0]
     grads: list[torch.Tensor] = [thetas] * len(weights)
     for layer in range(len(weights) - 1, -1, -1):
-        grads[layer] = torch.matmul(delta, inputs[layer].transpose(-1, -2)).reshape(thetas.shape[0], -1)
         if layer > 0:
+            grads[layer] = torch.matmul(delta, inputs[layer - 1].transpose(-1, -2)).reshape(batch, -1)
             delta = torch.matmul(weights[layer].transpose(1, 2), delta)
             if not linear:
-                delta = delta * (pre[layer - 1] > 0)
+                delta = delta * torch.sign(inputs[layer - 1])  # relu'(Z) = [relu(Z) > 0], one float operation
+        else:
+            grads[0] = _by_block(lambda d, x: torch.matmul(d, x.transpose(-1, -2)), blocks, delta).reshape(batch, -1)
     return value, torch.cat(grads, dim=1)
 
 
@@ -75,21 +123,58 @@ def projected_descent(
     theta <- retract(theta - a_k sqrt(L) P_theta grad / ||P_theta grad||), a_k geometric from
     ``step_lengths[0]`` to ``step_lengths[1]``; retract = rescale to the sphere. Returns the final
     parameters and L_0 there."""
+    return stacked_descent(thetas, shapes, Stack((0, thetas.shape[0]), (x,), (g,)), steps, step_lengths)
+
+
+def stacked_descent(
+    thetas: torch.Tensor, shapes: Shapes, stack: Stack, steps: int, step_lengths: tuple[float, float] = SEARCH_STEPS,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``projected_descent`` for a ``Stack`` of problems (each row as in its own problem's descent)."""
     depth = len(shapes)
     radius = math.sqrt(depth)
     first, last = step_lengths
     ratio = (last / first) ** (1.0 / max(steps - 1, 1))
+    labels = stack.labels()
     thetas = thetas.clone()
     length = first
     for _ in range(steps):
-        _, gradient = batched_value_and_gradient(thetas, shapes, x, g)
+        _, gradient = stacked_value_and_gradient(thetas, shapes, stack, labels=labels)
         tangent = gradient - (gradient * thetas).sum(dim=1, keepdim=True) / depth * thetas
         size = norm(tangent, dim=1, keepdim=True).clamp_min(1e-300)
         thetas = thetas - (length * radius) * tangent / size
         thetas = radius * thetas / norm(thetas, dim=1, keepdim=True)
         length *= ratio
-    values, _ = batched_value_and_gradient(thetas, shapes, x, g)
+    values, _ = stacked_value_and_gradient(thetas, shapes, stack, labels=labels)
     return thetas, values
+
+
+@dataclass(frozen=True)
+class Descent:
+    """One ``projected_descent`` call's arguments: ``starts`` (R, P) on the problem (``shapes``, X, G)."""
+
+    starts: torch.Tensor
+    shapes: Shapes
+    x: torch.Tensor
+    g: torch.Tensor
+    steps: int
+    step_lengths: tuple[float, float] = SEARCH_STEPS
+
+
+def descend_all(descents: Sequence[Descent]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """``projected_descent`` of every ``Descent``; those of one shape, data size, step count and step
+    lengths run as one ``stacked_descent`` (each with the results it has alone: ``Stack``)."""
+    results: list[tuple[torch.Tensor, torch.Tensor] | None] = [None] * len(descents)
+    groups: dict[tuple, list[int]] = {}
+    for k, d in enumerate(descents):
+        groups.setdefault((d.shapes, d.x.shape, d.g.shape, d.steps, d.step_lengths), []).append(k)
+    for (shapes, _, _, steps, lengths), members in groups.items():
+        stack = Stack.of([descents[k].starts.shape[0] for k in members], [descents[k].x for k in members],
+                         [descents[k].g for k in members])
+        thetas, values = stacked_descent(torch.cat([descents[k].starts for k in members]), shapes, stack, steps,
+                                         lengths)
+        for k, a, b in zip(members, stack.bounds, stack.bounds[1:]):
+            results[k] = (thetas[a:b], values[a:b])
+    return results  # type: ignore[return-value]
 
 
 def deepen(weights, x, g, new_widths, pick=torch.argmin):

@@ -123,10 +123,10 @@ def initial_weights(config: SmallInitConfig, n_inputs: int, n_outputs: int) -> l
 
 
 RUN_BLOCK = 4
-"""Runs per block in ``loss_and_gradient``: the stacked runs' activations (R, n, width) are processed four
+"""Runs per block in ``loss_and_gradient``: the stacked runs' activations (R, width, n) are processed four
 runs at a time, which keeps a block's activations in cache (measured, digits' 300 samples, width 32, one
-thread: 40 stacked runs' gradient 66-77 ms in one block, 28-29 ms in blocks of 4; 21 runs at depth 6, 44-53 ->
-22-26 ms)."""
+thread: 40 stacked runs' gradient 29 ms in one block, 24 ms in blocks of 4, 40 ms run by run; 21 runs at depth
+6: 16-18 ms in blocks of 4 or more). A run's numbers do not depend on the block it is in."""
 
 
 def loss_and_gradient(
@@ -147,25 +147,25 @@ def _block_loss_and_gradient(
 ) -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Mean cross-entropy of every stacked run (R,) and its gradient in every W_l (R, n_l, n_{l-1}).
 
-    x: (n, d) shared by the runs; onehot: (n, k). Forward Z_l = H_{l-1} W_l^T, H_l = relu(Z_l)
-    (H_0 = x), logits Z_L; backward dZ_L = (softmax(Z_L) - onehot) / n, dW_l = dZ_l^T H_{l-1},
-    dZ_{l-1} = (dZ_l W_l) * [Z_{l-1} > 0]."""
+    x: (n, d) shared by the runs; onehot: (n, k). Features-major (one column per sample): forward
+    Z_l = W_l H_{l-1}, H_l = relu(Z_l) (H_0 = x^T), logits Z_L (R, k, n); backward dZ_L = (softmax(Z_L) -
+    onehot^T) / n, dW_l = dZ_l H_{l-1}^T, dZ_{l-1} = (W_l^T dZ_l) * [Z_{l-1} > 0], the indicator taken as
+    sign(H_{l-1}) (one float operation instead of a comparison and a conversion). The products W_l H_{l-1} are
+    (width x width) by (width x n), which BLAS runs twice as fast as the samples-major H W^T (measured: 68 against
+    159 us for 3 runs, width 32, 300 samples); the first layer's W_1 x^T is one product for the block."""
     n = x.shape[0]
-    activations, pre = [x], []
-    hidden = x
+    activations = [x.T]
     for layer, w in enumerate(weights):
-        z = hidden @ w.transpose(-1, -2)
-        pre.append(z)
-        hidden = z.clamp_min(0) if layer < len(weights) - 1 else z
-        activations.append(hidden)
-    logits = activations[-1]
-    loss = (torch.logsumexp(logits, dim=-1) - (logits * onehot).sum(-1)).mean(-1)
-    delta = (torch.softmax(logits, dim=-1) - onehot) / n
+        z = w @ activations[-1]
+        activations.append(z.clamp_min(0) if layer < len(weights) - 1 else z)
+    logits, target = activations[-1], onehot.T
+    loss = (torch.logsumexp(logits, dim=1) - (logits * target).sum(1)).mean(-1)
+    delta = (torch.softmax(logits, dim=1) - target) / n
     gradients: list[torch.Tensor] = [torch.empty(0)] * len(weights)
     for layer in range(len(weights) - 1, -1, -1):
-        gradients[layer] = delta.transpose(-1, -2) @ activations[layer]
+        gradients[layer] = delta @ activations[layer].transpose(-1, -2)
         if layer > 0:
-            delta = (delta @ weights[layer]) * (pre[layer - 1] > 0)
+            delta = (weights[layer].transpose(-1, -2) @ delta) * torch.sign(activations[layer])  # relu'(Z_l)
     return loss, gradients
 
 

@@ -24,19 +24,36 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 
 from claims.bsj25._certificate import EscapeDirection, certify
 from claims.bsj25._polish import polish, snap_vanished_units
 from claims.bsj25._saddle import Shapes
-from claims.bsj25._search import FINE_STEPS, projected_descent, random_starts
+from claims.bsj25._search import FINE_STEPS, Descent, descend_all, random_starts
 
 F64 = torch.float64
 
 AGREEMENT = 1e-3
 """A restart 'agrees' with the optimum when its search value is within this (relative) of it: the
 search ends with steps of 1e-4 sqrt(L), which leaves first-order errors of that size at kinks."""
+
+
+@dataclass(frozen=True)
+class EscapeProblem:
+    """The arguments of one ``solve_escape`` call (see there)."""
+
+    x: torch.Tensor
+    g: torch.Tensor
+    shapes: Shapes
+    restarts: int = 32
+    steps: int = 200
+    seed: int = 0
+    warm_starts: tuple[torch.Tensor, ...] = ()
+    candidates: int = 4
+    fine_steps: int = 150
+    warm_steps: int | None = None
 
 
 def solve_escape(
@@ -54,25 +71,50 @@ def solve_escape(
     (relative) of the kept optimum. ``warm_steps`` (default ``steps``) is the warm starts' share of the
     first search: 0 leaves them where they are for the refinement (on deep networks the first steps,
     0.3 sqrt(L) long, can throw a deepened optimum off its path, where every unit dies)."""
-    depth = len(shapes)
-    starts = random_starts(restarts, shapes, seed)
-    if warm_starts and warm_steps is not None:
-        thetas, values = projected_descent(starts, shapes, x, g, steps)
-        warm, warm_values = projected_descent(torch.stack([w.to(F64) for w in warm_starts]), shapes, x, g, warm_steps)
-        thetas, values = torch.cat([warm, thetas]), torch.cat([warm_values, values])
-    else:
-        if warm_starts:
-            starts = torch.cat([torch.stack([w.to(F64) for w in warm_starts]), starts])
-        thetas, values = projected_descent(starts, shapes, x, g, steps)
-    cold_values = values[len(warm_starts):]  # the warm starts come first
-    order = torch.argsort(values)
+    problem = EscapeProblem(x, g, shapes, restarts, steps, seed, tuple(warm_starts), candidates, fine_steps,
+                            warm_steps)
+    return solve_escapes([problem])[0]
+
+
+def solve_escapes(problems: Sequence[EscapeProblem]) -> list[EscapeDirection]:
+    """``solve_escape`` of every problem, with the same results: the searches and refinements of problems of
+    one shape and data size run as one batched program (``claims.bsj25._search.descend_all``, each row as
+    in its problem's own batch), the polish problem by problem."""
+    searches = []  # per problem: the search's Descents, warm ones first
+    for p in problems:
+        starts = random_starts(p.restarts, p.shapes, p.seed)
+        warm = torch.stack([w.to(F64) for w in p.warm_starts]) if p.warm_starts else None
+        if warm is not None and p.warm_steps is not None:
+            searches.append([Descent(warm, p.shapes, p.x, p.g, p.warm_steps),
+                             Descent(starts, p.shapes, p.x, p.g, p.steps)])
+        else:
+            both = starts if warm is None else torch.cat([warm, starts])
+            searches.append([Descent(both, p.shapes, p.x, p.g, p.steps)])
+    ends = iter(descend_all([d for parts in searches for d in parts]))
+    found = [[next(ends) for _ in parts] for parts in searches]
+    results = [(torch.cat([t for t, _ in parts]), torch.cat([v for _, v in parts])) for parts in found]
+    picks = [_distinct_best(values, p.candidates) for p, (_, values) in zip(problems, results)]
+    fine = descend_all([Descent(thetas[picked], p.shapes, p.x, p.g, p.fine_steps, FINE_STEPS)
+                        for p, (thetas, _), picked in zip(problems, results, picks)])
+    return [_polish_candidates(p, values, picked, *refined)
+            for p, (_, values), picked, refined in zip(problems, results, picks, fine)]
+
+
+def _distinct_best(values: torch.Tensor, candidates: int) -> list[int]:
+    """The indices of the ``candidates`` best search values more than 1e-7 (relative) apart."""
     picked: list[int] = []
-    for index in order.tolist():
+    for index in torch.argsort(values).tolist():
         if all(abs(float(values[index] - values[j])) > 1e-7 * abs(float(values[j])) for j in picked):
             picked.append(index)
         if len(picked) == candidates:
             break
-    fine, fine_values = projected_descent(thetas[picked], shapes, x, g, fine_steps, FINE_STEPS)
+    return picked
+
+
+def _polish_candidates(problem: EscapeProblem, values: torch.Tensor, picked: list[int], fine: torch.Tensor,
+                       fine_values: torch.Tensor) -> EscapeDirection:
+    """The polish and certificate stages of ``solve_escape`` on the refined candidates."""
+    x, g, shapes = problem.x, problem.g, problem.shapes
     best: EscapeDirection | None = None
     for index in torch.argsort(fine_values).tolist():
         if best is not None and math.isfinite(best.kkt_residual) and (
@@ -90,14 +132,14 @@ def solve_escape(
             best = found
     if best is None:
         raise ArithmeticError("no candidate survived the polish")
-    all_values = sorted(float(v) for v in values)
-    best.values = all_values
-    best.cold_values = sorted(float(v) for v in cold_values)
-    best.restarts = len(all_values)
+    warm_count = len(problem.warm_starts)
+    best.values = sorted(float(v) for v in values)
+    best.cold_values = sorted(float(v) for v in values[warm_count:])  # the warm starts come first
+    best.restarts = len(best.values)
     best.agreeing = restarts_reaching(best, best.speed)
-    best.warm_starts = len(warm_starts)
+    best.warm_starts = warm_count
     best.polished = len(picked)
-    if best.depth != depth:  # pragma: no cover - shapes are kept
+    if best.depth != len(shapes):  # pragma: no cover - shapes are kept
         raise AssertionError
     return best
 

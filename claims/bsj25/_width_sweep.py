@@ -143,9 +143,9 @@ def loss_and_gradient(
     dy = g.expand(y.shape)
     g1, g2, g3 = out if out is not None else (torch.empty_like(w) for w in weights)
     torch.bmm(dy, h2.transpose(-1, -2), out=g3)
-    dz2 = torch.bmm(w3.transpose(-1, -2), dy).mul_(z2 > 0)
+    dz2 = torch.bmm(w3.transpose(-1, -2), dy).mul_(torch.sign(h2))  # relu'(z2) = [h2 > 0]
     torch.bmm(dz2, h1.transpose(-1, -2), out=g2)
-    dz1 = torch.bmm(w2.transpose(-1, -2), dz2).mul_(z1 > 0)
+    dz1 = torch.bmm(w2.transpose(-1, -2), dz2).mul_(torch.sign(h1))
     torch.matmul(dz1, x.T, out=g1)
     return loss, [g1, g2, g3]
 

@@ -45,6 +45,7 @@ from claims import (
 )
 from claims.bsj25 import (
     EscapeDirection,
+    EscapeProblem,
     bound_ranges,
     deepened_start,
     digits_instance,
@@ -59,6 +60,7 @@ from claims.bsj25 import (
     second_singular_ratio,
     single_path_speed,
     solve_escape,
+    solve_escapes,
     speed_error,
     speed_upper_bound,
     t31_bound,
@@ -143,21 +145,49 @@ class Chain:
     notes: dict = field(default_factory=dict)
 
 
-def solve_chain(kind, instance, depths, width, reference=True, restarts=RESTARTS) -> Chain:
-    x, g = instance.x, instance.g
-    optima, previous = [], None
-    for depth in depths:
-        shapes = instance.shapes(depth, width)
-        warm = [deepened_start(previous.rho, previous.shapes, x, g, shapes)] if previous is not None else []
-        previous = solve_escape(x, g, shapes, restarts=DEEP_RESTARTS if depth >= DEEP_DEPTH else restarts,
-                                warm_starts=warm, warm_steps=0 if warm else None)
-        optima.append(previous)
-    exhaustive = x.shape[0] <= 4
-    path_speed, _ = single_path_speed(x, g)
-    big = None
-    if reference:
-        big = solve_escape(x, g, instance.shapes(REFERENCE_DEPTH, width), restarts=RESTARTS * REFERENCE_FACTOR, seed=1)
-    return Chain(kind, instance, optima, path_speed, exhaustive, big)
+@dataclass(frozen=True)
+class ChainSpec:
+    """What ``solve_chains`` solves for one instance: its optima at ``depths`` (width ``width``, ``restarts``
+    Gaussian restarts below ``DEEP_DEPTH``), and the 16x search at depth 3 when ``reference``."""
+
+    kind: str
+    instance: object
+    depths: tuple[int, ...]
+    width: int
+    reference: bool = True
+    restarts: int = RESTARTS
+
+
+def solve_chains(specs: list[ChainSpec]) -> list[Chain]:
+    """Every spec's chain: each depth warm-started from the instance's optimum at the previous depth (Appendix
+    A.3's ``deepened_start``, kept in place), ``DEEP_RESTARTS`` from ``DEEP_DEPTH``. The chains' solves at one
+    position in their depths, and the references, are one ``solve_escapes`` call each (problems of one shape
+    searched as one batched program, each with the results it has alone)."""
+    optima: list[list[EscapeDirection]] = [[] for _ in specs]
+    for position in range(max(len(spec.depths) for spec in specs)):
+        active = [k for k, spec in enumerate(specs) if position < len(spec.depths)]
+        problems = []
+        for k in active:
+            spec = specs[k]
+            x, g, depth = spec.instance.x, spec.instance.g, spec.depths[position]
+            shapes = spec.instance.shapes(depth, spec.width)
+            previous = optima[k][-1] if optima[k] else None
+            warm = (deepened_start(previous.rho, previous.shapes, x, g, shapes),) if previous is not None else ()
+            restarts = DEEP_RESTARTS if depth >= DEEP_DEPTH else spec.restarts
+            problems.append(EscapeProblem(x, g, shapes, restarts=restarts, warm_starts=warm,
+                                          warm_steps=0 if warm else None))
+        for k, found in zip(active, solve_escapes(problems)):
+            optima[k].append(found)
+    referenced = [k for k, spec in enumerate(specs) if spec.reference]
+    references = dict(zip(referenced, solve_escapes([
+        EscapeProblem(spec.instance.x, spec.instance.g, spec.instance.shapes(REFERENCE_DEPTH, spec.width),
+                      restarts=RESTARTS * REFERENCE_FACTOR, seed=1) for spec in (specs[k] for k in referenced)])))
+    chains = []
+    for k, spec in enumerate(specs):
+        x, g = spec.instance.x, spec.instance.g
+        path_speed, _ = single_path_speed(x, g)
+        chains.append(Chain(spec.kind, spec.instance, optima[k], path_speed, x.shape[0] <= 4, references.get(k)))
+    return chains
 
 
 def path_tolerance(instance, found) -> float:
@@ -401,21 +431,21 @@ def solved_t31_chains() -> list[Chain]:
     digits (the first 20 training examples of each class, X 64 x 200, G the cross-entropy gradient at zero
     output; depth 4, width 4; no 256-restart reference, and its single-path reference is sampled)."""
     factor = trajectory_factor()
-    out = []
+    specs = []
     for seed in range(factor):
         for eps in T31_EPS:
             for aligned in T31_ALIGNED:
                 instance, _, _ = near_rank_one_instance(T31_SEED + seed, 3, 8, 2, eps, 1.0, aligned=aligned, cut=2)
-                out.append(solve_chain("cut samples", instance, t31_depths(), T31_WIDTH))
+                specs.append(ChainSpec("cut samples", instance, t31_depths(), T31_WIDTH))
     for seed in range(factor):
         for eps in (1e-3, 1e-2):
             instance, _, _ = near_rank_one_instance(3150 + seed, 4, 8, 3, eps, 1.0, aligned=0.01)
-            out.append(solve_chain("near rank one", instance, (4, 16), 4))
+            specs.append(ChainSpec("near rank one", instance, (4, 16), 4))
         instance = random_instance(3100 + 10 * seed, 4, 10, 2)
-        out.append(solve_chain("random", instance, (4, 6), 4))
+        specs.append(ChainSpec("random", instance, (4, 6), 4))
     digits = digits_instance(per_class=20 if factor == 1 else 60)
-    out.append(solve_chain("digits", digits, (4,), 4, reference=False, restarts=DEEP_RESTARTS))
-    return out
+    specs.append(ChainSpec("digits", digits, (4,), 4, reference=False, restarts=DEEP_RESTARTS))
+    return solve_chains(specs)
 
 
 T31_STATEMENT = "ratio <= 8 c l^{-1/2} / (1 - c l^{-1/2})"
@@ -678,7 +708,7 @@ def solved_p33_chains() -> list[tuple[str, float, float, float, Chain, torch.Ten
     """(labels, eps / ||u||, eps, ||u||, chain, u, v) over ``P33_LABELS`` x ``P33_U_NORMS`` x ``P33_EPS_RELATIVE``; the
     256-restart reference at depth 3 for ||u|| = 0.1 (the problem is scale invariant: X -> k X moves no
     optimum and multiplies s* by k, so ||u|| = 10 differs in its data only)."""
-    out = []
+    cases, specs = [], []
     for seed in range(1 if trajectory_factor() == 1 else 2):
         for k, (labels, options) in enumerate(P33_LABELS.items()):
             for j, u_norm in enumerate(P33_U_NORMS):
@@ -686,9 +716,10 @@ def solved_p33_chains() -> list[tuple[str, float, float, float, Chain, torch.Ten
                     eps = relative * u_norm
                     instance, u, v = near_rank_one_instance(3300 + 100 * seed + 10 * k + j, 3, 8, 2, eps, u_norm,
                                                             cut=2, **options)
-                    chain = solve_chain(labels, instance, p33_depths(), 3, reference=j == 0)
-                    out.append((labels, relative, eps, u_norm, chain, u, v))
-    return out
+                    specs.append(ChainSpec(labels, instance, p33_depths(), 3, reference=j == 0))
+                    cases.append((labels, relative, eps, u_norm, u, v))
+    return [(labels, relative, eps, u_norm, chain, u, v)
+            for (labels, relative, eps, u_norm, u, v), chain in zip(cases, solve_chains(specs))]
 
 
 def p33_correction(tally):

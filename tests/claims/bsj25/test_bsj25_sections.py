@@ -9,6 +9,7 @@ grad L_0(rho) = -s rho and speed s = -L_0(rho) (Euler's identity).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
@@ -176,6 +177,13 @@ def s22_cases():
     return cases
 
 
+@functools.lru_cache(maxsize=None)
+def s22_solved():
+    """(instance, shapes, theta_0 / ||theta_0||, ``s22_flows``) per start (the claim and its control judge the same
+    flows)."""
+    return [(instance, shapes, theta0, s22_flows(instance, shapes, theta0)) for instance, shapes, theta0 in s22_cases()]
+
+
 def s22_flows(instance, shapes, theta0):
     from claims.bsj25 import s_time_flow
 
@@ -226,9 +234,8 @@ def test_direction_in_s_time_does_not_depend_on_alpha():
 
     count_cases_as("trajectories")
     notes, fragile = [], []
-    for instance, shapes, theta0 in s22_cases():
+    for instance, shapes, theta0, flows in s22_solved():
         with one_case():
-            flows = s22_flows(instance, shapes, theta0)
             alpha_invariance_check(flows, directions, identity="theta_bar(s) independent of alpha",
                                    instance=instance.name)
             alpha_invariance_check(flows, norm_over_alpha(1), identity="||theta(s_1)|| = C alpha",
@@ -280,8 +287,7 @@ def test_perturbed_scalings_are_rejected():
     alpha^2 is not one constant), and theta_bar compared at matched time t (the t at which the smallest alpha reached
     each s) instead of matched s: rejected."""
     count_cases_as("trajectories")
-    for instance, shapes, theta0 in s22_cases():
-        flows = s22_flows(instance, shapes, theta0)
+    for instance, shapes, theta0, flows in s22_solved():
         alpha_invariance_check(flows, norm_over_alpha(2), check=check_rejected, perturbed="||theta(s_1)|| = C alpha^2",
                                instance=instance.name)
         alpha_invariance_check(flows, lambda _a, solution: __import__("torch").from_numpy(solution.times),

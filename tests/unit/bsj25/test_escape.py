@@ -48,7 +48,7 @@ from claims.bsj25._search import (
     projected_descent,
     random_starts,
 )
-from claims.bsj25._solver import AGREEMENT, restarts_reaching, solve_escape
+from claims.bsj25._solver import AGREEMENT, EscapeProblem, restarts_reaching, solve_escape, solve_escapes
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 F64 = torch.float64
@@ -118,6 +118,43 @@ def test_frozen_kkt_gradient_and_jacobian():
     h = 1e-6
     central = (system.residual(y + h * direction) - system.residual(y - h * direction)) / (2 * h)
     torch.testing.assert_close(system.jacobian(y) @ direction, central, rtol=1e-7, atol=1e-8)
+
+
+def test_constraint_jacobian_of_shallow_kinks():
+    """Kinks in layer 1 only: the Jacobian through the first layer (the deeper layers' probes not computed) equals
+    the complex step through the whole network chunk by chunk, with zero columns for the deeper layers' weights."""
+    instance = random_instance(11, 3, 6, 2)
+    shapes = instance.shapes(3, 4)
+    theta = random_starts(1, shapes, seed=2)[0]
+    pre, _ = forward(unflatten(theta, shapes), instance.x)
+    pattern = Pattern(tuple((z > 0).to(F64) for z in pre[1:-1]), ((1, 0, 2), (1, 3, 5)), ())
+    system = FrozenKKT(shapes, instance.x, instance.g, pattern, chunk=5)
+    jacobian = system.constraint_jacobian(theta)
+    full = []
+    for start in range(0, len(theta), 5):
+        pre = system._forward(system._probes(theta, start, min(start + 5, len(theta))))[1]
+        full.append(torch.stack([pre[0][:, i, n] for _, i, n in pattern.kinks], dim=1).imag / FrozenKKT.STEP)
+    full = torch.cat(full).T
+    assert torch.equal(jacobian, full) and not bool(jacobian[:, 12:].any())
+
+
+def test_solve_escapes_equals_the_solves_one_by_one():
+    """Problems of one shape solved together (one batched search) have exactly the results of separate solves,
+    whatever else is stacked with them (other data, warm starts kept in place, another shape)."""
+    first, second = random_instance(21, 3, 8, 2), random_instance(22, 3, 8, 2)
+    shallow = solve_escape(first.x, first.g, first.shapes(2, 3), restarts=6, steps=60, fine_steps=40)
+    warm = (deepened_start(shallow.rho, shallow.shapes, first.x, first.g, first.shapes(3, 3)),)
+    problems = [EscapeProblem(first.x, first.g, first.shapes(3, 3), restarts=8, steps=60, fine_steps=40,
+                              warm_starts=warm, warm_steps=0),
+                EscapeProblem(second.x, second.g, second.shapes(3, 3), restarts=5, steps=60, seed=3, fine_steps=40),
+                EscapeProblem(second.x, second.g, second.shapes(2, 3), restarts=4, steps=60, fine_steps=40)]
+    together = solve_escapes(problems)
+    for problem, found in zip(problems, together):
+        alone = solve_escape(problem.x, problem.g, problem.shapes, restarts=problem.restarts, steps=problem.steps,
+                             seed=problem.seed, warm_starts=problem.warm_starts, fine_steps=problem.fine_steps,
+                             warm_steps=problem.warm_steps)
+        assert torch.equal(found.rho, alone.rho) and found.values == alone.values
+        assert found.cold_values == alone.cold_values and found.speed == alone.speed
 
 
 @pytest.mark.parametrize("depth", [2, 3])
@@ -219,6 +256,22 @@ def test_flow_along_an_escape_direction_follows_the_exact_closed_form():
     stopped = localized_flow(found.rho, shapes, instance.x, instance.g, 2 * end, stop_norm=3 * r0)
     assert abs(stopped.event_time / end - 1) <= stopped.escape_time_tolerance(depth, r0, 3 * r0)
     assert math.isclose(float(torch.linalg.vector_norm(stopped.event_theta)), 3 * r0, rel_tol=1e-9)
+
+
+def test_flow_crossings_are_the_stopped_flows_event_times():
+    """One flow stopped at the last radius, the others' crossings recorded on the way: the same event times, and
+    the same evaluation count as the flow stopped there alone (the crossings' interpolants are not counted)."""
+    instance = random_instance(300, 3, 8, 2, positive=True)
+    shapes = instance.shapes(3, 3)
+    found = solve_escape(instance.x, instance.g, shapes, restarts=8, steps=150, fine_steps=100)
+    r0 = math.sqrt(3)
+    end = 2 * escape_time_exact(r0, 8 * r0, 3, found.speed)
+    radii = [2 * r0, 4 * r0, 8 * r0]
+    alone = [localized_flow(found.rho, shapes, instance.x, instance.g, end, stop_norm=r) for r in radii]
+    together = localized_flow(found.rho, shapes, instance.x, instance.g, end, stop_norm=radii[-1], crossings=radii[:-1])
+    assert together.crossing_times == tuple(flow.event_time for flow in alone[:-1])
+    assert together.event_time == alone[-1].event_time and together.evaluations == alone[-1].evaluations
+    assert together.steps == alone[-1].steps and torch.equal(together.thetas, alone[-1].thetas)
 
 
 @pytest.mark.parametrize("depth", [2, 3, 4, 5])
