@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import torch
-from torch.func import jvp, vmap
+from torch.func import vmap
 
 from claims.models._flow import EULER, RK4, ExplicitRungeKutta, GradientFlow, integrate
 from claims.models._networks import DagNetwork
 from claims.models._numerics import EPS, gamma
-from claims.models._risk import Risk
+from claims.models._risk import Risk, forward_derivative
 
 Term = Callable[[torch.Tensor], torch.Tensor]
 
@@ -140,7 +140,7 @@ def _summand_rates(network: DagNetwork, balance: Balance, magnitudes: torch.Tens
         weights = network.magnitude_weights(a)
         return balance.plus(weights) + balance.minus(weights)
 
-    return jvp(both, (magnitudes,), (tangent,))[1]
+    return forward_derivative(both, magnitudes, tangent)
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ def instantaneous_rate(risk: Risk, balance: Balance, theta: torch.Tensor) -> Rat
     S = d/ds (A + B)(|w| + s G) at s = 0: every summand of dA/dt and dB/dt in magnitude.
     """
     network = risk.network
-    _, rate = jvp(lambda th: balance(network.edge_weights(th)), (theta,), (-risk.gradient(theta),))
+    rate = forward_derivative(lambda th: balance(network.edge_weights(th)), theta, -risk.gradient(theta))
     scale = _summand_rates(network, balance, theta.abs(), risk.absolute_gradient(theta))
     return Rate(rate, scale, gamma(risk.gradient_rounding_depth() + network.n_edges + 2))
 
@@ -298,8 +298,8 @@ def drift_study(
     velocity = flow(theta)
     motion = {}
     for balance in balances:
-        summands = vmap(lambda a, v, b=balance: _summand_rates(network, b, a, v))
-        motion[balance.name] = time * summands(theta.abs(), velocity.abs())
+        summands = [_summand_rates(network, balance, a, v) for a, v in zip(theta.abs(), velocity.abs())]
+        motion[balance.name] = time * torch.stack(summands)
     return DriftStudy(
         method.name, method.order, time, list(step_counts), network.n_edges,
         {name: (plus(theta), minus(theta)) for name, (plus, minus) in terms.items()},
@@ -383,9 +383,9 @@ def layer_rates(
     and rounding bound of ``instantaneous_rate`` (the same sums, in one matrix product)."""
     network = risk.network
     weights = network.edge_weights(theta)
-    _, velocity = jvp(network.edge_weights, (theta,), (-risk.gradient(theta),))
+    velocity = forward_derivative(network.edge_weights, theta, -risk.gradient(theta))
     magnitudes = network.magnitude_weights(theta.abs())
-    _, absolute = jvp(network.magnitude_weights, (theta.abs(),), (risk.absolute_gradient(theta),))
+    absolute = forward_derivative(network.magnitude_weights, theta.abs(), risk.absolute_gradient(theta))
     membership = torch.zeros(len(layers), network.n_edges, dtype=torch.float64)
     for i, layer in enumerate(layers):
         membership[i, list(layer)] = 1.0

@@ -37,6 +37,21 @@ def homogeneous_activation(z: torch.Tensor, slope: torch.Tensor) -> torch.Tensor
 
 
 @dataclass(frozen=True)
+class _Level:
+    """One level of ``DagNetwork.levels`` as ``DagNetwork.vertex_values`` computes it."""
+
+    size: int
+    edge_ids: torch.Tensor
+    sources: torch.Tensor
+    targets: torch.Tensor
+    slopes: torch.Tensor | None
+
+
+def _as(slopes: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return slopes if slopes.dtype == x.dtype else slopes.to(x.dtype)
+
+
+@dataclass(frozen=True)
 class DagNetwork:
     """The graph and activations of a network; weights are passed to ``forward``.
 
@@ -174,21 +189,27 @@ class DagNetwork:
         return tuple(tuple(grouped[d]) for d in sorted(grouped))
 
     @cached_property
-    def _level_plan(self) -> list[tuple[torch.Tensor, ...]]:
+    def _level_plan(self) -> tuple[list[_Level], torch.Tensor | None]:
+        """Per level of ``levels``, its in-edges, their sources (positions in the level-ordered layout:
+        the inputs, then each level's vertices in turn), their targets (positions in the level) and
+        the level's slopes (None when every vertex is linear); and the gather that puts the layout back
+        in vertex order (None when it is already)."""
+        order = list(range(self.n_inputs)) + [v for level in self.levels for v in level]
+        position = {v: i for i, v in enumerate(order)}
         plan = []
         for level in self.levels:
             local = {v: i for i, v in enumerate(level)}
             edge_ids = [e for v in level for e in self.in_edges[v]]
-            plan.append(
-                (
-                    torch.tensor(level),
-                    torch.tensor(edge_ids),
-                    torch.tensor([self.edges[e][0] for e in edge_ids]),
-                    torch.tensor([local[self.edges[e][1]] for e in edge_ids]),
-                    torch.tensor([self.slopes[v] for v in level], dtype=torch.float64),
-                )
-            )
-        return plan
+            slopes = [self.slopes[v] for v in level]
+            plan.append(_Level(
+                len(level),
+                torch.tensor(edge_ids),
+                torch.tensor([position[self.edges[e][0]] for e in edge_ids]),
+                torch.tensor([local[self.edges[e][1]] for e in edge_ids]),
+                None if all(slope == LINEAR for slope in slopes) else torch.tensor(slopes, dtype=torch.float64),
+            ))
+        identity = order == list(range(self.n_vertices))
+        return plan, None if identity else torch.tensor([position[v] for v in range(self.n_vertices)])
 
     def vertex_values(
         self, weights: torch.Tensor, x: torch.Tensor, edge_signals: dict[int, torch.Tensor] | None = None
@@ -198,36 +219,44 @@ class DagNetwork:
         Input vertices carry x as both; ``weights`` has shape (n_edges,), ``x`` (batch, n_inputs).
         ``edge_signals[e]`` (shape (batch,)) replaces the source value that edge e carries, an
         intervention used to predict what a perturbed network computes.
+
+        Level by level: each vertex's pre-activation is the sum of its in-edges' weight times source
+        value (``index_add`` in edge order), its post-activation the activation of it. The levels' values
+        are kept as blocks and concatenated (cheaper, forward and backward, than copying each level into
+        a full tensor); a linear level's post-activation is its pre-activation itself (z for z >= 0 and
+        1 * z otherwise: the same numbers).
         """
-        batch = x.shape[0]
-        pre = torch.zeros(batch, self.n_vertices, dtype=x.dtype)
-        pre = pre.index_copy(1, torch.arange(self.n_inputs), x)
-        post = pre
-        for vertices, edge_ids, sources, targets, slopes in self._level_plan:
-            signals = post[:, sources]
-            for i, e in enumerate(edge_ids.tolist() if edge_signals else ()):
+        plan, vertex_order = self._level_plan
+        pre_blocks, post_blocks, available = [x], [x], x
+        for level in plan:
+            signals = available.index_select(1, level.sources)
+            for i, e in enumerate(level.edge_ids.tolist() if edge_signals else ()):
                 if e in edge_signals:
                     signals = signals.index_copy(1, torch.tensor([i]), edge_signals[e][:, None])
-            contributions = signals * weights[edge_ids]
-            z = torch.zeros(batch, len(vertices), dtype=x.dtype).index_add(1, targets, contributions)
-            pre = pre.index_copy(1, vertices, z)
-            post = post.index_copy(1, vertices, homogeneous_activation(z, slopes.to(x.dtype)))
-        return pre, post
+            contributions = signals * weights.index_select(-1, level.edge_ids)
+            z = torch.zeros(x.shape[0], level.size, dtype=x.dtype).index_add(1, level.targets, contributions)
+            pre_blocks.append(z)
+            post_blocks.append(z if level.slopes is None else homogeneous_activation(z, _as(level.slopes, x)))
+            available = torch.cat(post_blocks, 1)
+        pre = torch.cat(pre_blocks, 1)
+        return (pre, available) if vertex_order is None else (pre[:, vertex_order], available[:, vertex_order])
 
     def batched_vertex_values(self, weights: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``vertex_values`` for several weight vectors at once: ``weights`` (runs, n_edges), ``x`` (batch,
         n_inputs); pre- and post-activations of shape (runs, batch, n_vertices), one tensor program for
         every run (the same operations as ``vertex_values``, run by run)."""
         runs, batch = weights.shape[0], x.shape[0]
-        pre = torch.zeros(runs, batch, self.n_vertices, dtype=x.dtype)
-        pre = pre.index_copy(2, torch.arange(self.n_inputs), x.expand(runs, batch, self.n_inputs))
-        post = pre
-        for vertices, edge_ids, sources, targets, slopes in self._level_plan:
-            contributions = post[:, :, sources] * weights[:, None, edge_ids]
-            z = torch.zeros(runs, batch, len(vertices), dtype=x.dtype).index_add(2, targets, contributions)
-            pre = pre.index_copy(2, vertices, z)
-            post = post.index_copy(2, vertices, homogeneous_activation(z, slopes.to(x.dtype)))
-        return pre, post
+        plan, vertex_order = self._level_plan
+        inputs = x.expand(runs, batch, self.n_inputs)
+        pre_blocks, post_blocks, available = [inputs], [inputs], inputs
+        for level in plan:
+            contributions = available.index_select(2, level.sources) * weights.index_select(1, level.edge_ids)[:, None]
+            z = torch.zeros(runs, batch, level.size, dtype=x.dtype).index_add(2, level.targets, contributions)
+            pre_blocks.append(z)
+            post_blocks.append(z if level.slopes is None else homogeneous_activation(z, _as(level.slopes, x)))
+            available = torch.cat(post_blocks, 2)
+        pre = torch.cat(pre_blocks, 2)
+        return (pre, available) if vertex_order is None else (pre[:, :, vertex_order], available[:, :, vertex_order])
 
     def forward(self, weights: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         """nu(x; w) for a batch x of shape (batch, n_inputs); returns shape (batch,)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import torch
-from torch.func import grad, vmap
+import torch.autograd.forward_ad as fwad
 
 from claims.models._networks import DagNetwork
 from claims.models._numerics import rounding_depth
@@ -31,6 +31,24 @@ def exponential_loss(z: torch.Tensor) -> torch.Tensor:
 def squared_loss(z: torch.Tensor) -> torch.Tensor:
     """l(z) = (1 - z)^2 / 2, which is (y - nu)^2 / 2 at z = y nu for labels y in {-1, +1}."""
     return 0.5 * (1 - z) ** 2
+
+
+def forward_derivative(
+    function: Callable[[torch.Tensor], torch.Tensor], point: torch.Tensor, tangent: torch.Tensor
+) -> torch.Tensor:
+    """d/ds function(point + s tangent) at s = 0 by forward-mode autodiff (``torch.autograd.forward_ad``):
+    the jvp ``torch.func.jvp(function, (point,), (tangent,))[1]`` computes, by the same formulas, without
+    its per-call overhead. Zero where the output does not depend on ``point``."""
+    with fwad.dual_level():
+        value, derivative = fwad.unpack_dual(function(fwad.make_dual(point, tangent)))
+    return torch.zeros_like(value) if derivative is None else derivative
+
+
+def _input_gradient(function: Callable[[torch.Tensor], torch.Tensor], point: torch.Tensor) -> torch.Tensor:
+    """grad of the scalar (or summed) ``function`` at ``point`` by reverse-mode ``torch.autograd``."""
+    with torch.enable_grad():
+        leaf = point.detach().requires_grad_(True)
+        return torch.autograd.grad(function(leaf).sum(), leaf)[0]
 
 
 LOSSES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -76,16 +94,32 @@ class Risk:
         return self.with_preactivations(theta)[0]
 
     def gradient(self, theta: torch.Tensor) -> torch.Tensor:
-        """grad R for parameters of shape (..., n_parameters), batched with ``torch.func.vmap``."""
-        function = grad(self)
-        for _ in range(theta.ndim - 1):
-            function = vmap(function)
-        return function(theta)
+        """grad R for parameters of shape (..., n_parameters): one vector by ``torch.autograd``, a batch
+        of them as one tensor program (``batched_gradient``)."""
+        if theta.ndim == 1:
+            return _input_gradient(self, theta)
+        flat = theta.reshape(-1, theta.shape[-1])
+        return self.batched_gradient(flat)[0].reshape(theta.shape)
+
+    def batched_gradient(self, theta: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """grad R for a batch of parameter vectors (runs, n_parameters) and the pre-activations of every
+        vertex on every example, (runs, n, n_vertices): one forward pass of every run
+        (``DagNetwork.batched_vertex_values``, the operations of ``with_preactivations`` run by run) and
+        one reverse pass of the runs' summed risks. Runs do not interact (each run's weights reach only its
+        own risk), so each row is that run's gradient: ``torch.func.vmap`` over ``grad`` to rounding."""
+        network = self.network
+        with torch.enable_grad():
+            leaf = theta.detach().requires_grad_(True)
+            pre, post = network.batched_vertex_values(network.edge_weights(leaf), self.x)
+            risks = LOSSES[self.loss](self.y * post[:, :, network.output]).mean(dim=1)
+            gradient = torch.autograd.grad(risks.sum(), leaf)[0]
+        return gradient, pre.detach()
 
     def loss_slopes(self, theta: torch.Tensor) -> torch.Tensor:
-        """|l'(y_i nu(x_i))| for every example, (n,)."""
+        """|l'(y_i nu(x_i))| for every example, (n,) (the loss is elementwise: the gradient of its sum
+        is l' at each margin)."""
         margins = self.y * self.network(self.network.edge_weights(theta), self.x)
-        return vmap(grad(LOSSES[self.loss]))(margins).abs()
+        return _input_gradient(LOSSES[self.loss], margins).abs()
 
     def absolute_gradient(self, theta: torch.Tensor) -> torch.Tensor:
         """G >= |grad R| entrywise: (1/n) sum_i |l'_i| times the derivative of the network with
@@ -96,7 +130,7 @@ class Risk:
         def absolute_output(magnitudes: torch.Tensor) -> torch.Tensor:
             return (slopes * self.network(self.network.magnitude_weights(magnitudes), self.x.abs())).mean()
 
-        return grad(absolute_output)(theta.abs())
+        return _input_gradient(absolute_output, theta.abs())
 
     def gradient_rounding_depth(self) -> int:
         """Roundings on any chain of the computed gradient entry: the forward pass, the backward

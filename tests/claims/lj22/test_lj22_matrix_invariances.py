@@ -158,7 +158,8 @@ def moves(risk, theta, matrix) -> bool:
     """The Gram matrix of ``matrix(w)`` changes at this instant above its rounding bound (a gradient
     reaches it): the condition for a perturbed Eq. (6) to have anything to show."""
     gram = lambda w: matrix(w).T @ matrix(w)  # noqa: E731
-    rate = instantaneous_rate(risk, Balance("moving Gram", gram, lambda w: 0 * gram(w)), theta)
+    # The zero term as zeros_like, not 0 * gram: a product with a Python number costs ~1 ms under forward AD.
+    rate = instantaneous_rate(risk, Balance("moving Gram", gram, lambda w: torch.zeros_like(gram(w))), theta)
     return float((rate.rate.abs() / rate.scale.clamp_min(1e-300)).max()) > rate.tolerance
 
 
@@ -172,8 +173,8 @@ def control(claim, case):
         pre = risk.with_preactivations(theta)[1]
         balance, active, pair = theorem1_balance(risk.network, case, pre)
         assume(moves(risk, theta, lambda w: pair.first(w).T))  # the flipped rate is 2 d(W1 W1^T)/dt
-        flipped = type(balance)(balance.name + " with + for -",
-                                lambda w: balance.plus(w) + balance.minus(w), lambda w: 0 * balance.minus(w))
+        flipped = type(balance)(balance.name + " with + for -", lambda w: balance.plus(w) + balance.minus(w),
+                                lambda w: torch.zeros_like(balance.minus(w)))
         rate = instantaneous_rate(risk, flipped, theta)
         check_conserved_rate_rejected(rate.rate, rate.scale, rate.tolerance, case=case, perturbed="W2^T W2 + W1 W1^T")
 
@@ -340,9 +341,10 @@ LIMIT_PROTOCOL = ((EULER, (16, 32, 64, 128)), (RK4, (4, 8, 16, 32)))
 """Lemma 4's drifts: both integrators, four halving steps each, extrapolated at their own order."""
 
 
-def lemma4_drifts(case, slope, seed=19):
+def lemma4_drifts(case, slope, seed=19, with_reference=True):
     """Euler and RK4 drifts of the {u, v} entry of Eq. (6) on smooth trajectories (pattern and signs
-    unchanged in every run), each with its trajectory's DOP853 reference."""
+    unchanged in every run), each with its trajectory's DOP853 reference (``with_reference``; None
+    without)."""
     network = L4_ARCHITECTURES[case](slope)
     # One example for a convolution: its positions are what a neuron is active or inactive on.
     risk, theta, flow = trajectory_instance(network, seed=seed, batch=8 * trajectory_factor(),
@@ -363,9 +365,10 @@ def lemma4_drifts(case, slope, seed=19):
         # The adaptive reference, trajectory by trajectory, is a cross-check where it completes; it is
         # stopped (and its message kept) when its steps collapse, which signals a kink.
         reference = reference_solution(GradientFlow(risk, flow.time_scale[i:i + 1]), theta[i:i + 1], 1.0,
-                                       max_evaluations=2_000)
+                                       max_evaluations=2_000) if with_reference else None
         q0 = full(network.edge_weights(theta[i]))[u, v]
-        q_ref = full(network.edge_weights(reference.theta[0]))[u, v] if reference.completed else None
+        completed = reference is not None and reference.completed
+        q_ref = full(network.edge_weights(reference.theta[0]))[u, v] if completed else None
         weights = network.edge_weights(theta[i])
         size = float(full.plus(weights).abs().max() + full.minus(weights).abs().max())
         for study in studies:
@@ -374,7 +377,8 @@ def lemma4_drifts(case, slope, seed=19):
                 drifts=study.drifts(full.name, i, [u, v])[:, 0, 1].tolist(), step_sizes=study.step_sizes,
                 floor=study.evidence(full.name, i, [u, v])["floors"][-1],
                 reference=None if q_ref is None else float(q_ref - q0),
-                reference_error=reference.evaluations * reference.rtol * size, reference_status=reference.message,
+                reference_error=None if reference is None else reference.evaluations * reference.rtol * size,
+                reference_status=None if reference is None else reference.message,
             ))
     return results
 
@@ -426,6 +430,8 @@ def limit_figure(case, results):
 @pytest.mark.claim("LJ22.L4", negative_control=True)
 @pytest.mark.parametrize("case", sorted(L4_ARCHITECTURES))
 def test_eq6_drift_on_linear_layers_is_rejected(case):
-    for r in lemma4_drifts(case, LINEAR):
+    # check_nonzero_limit_rejected takes no reference (the control judges the extrapolated limit alone),
+    # so the trajectories' DOP853 references, unread here, are not computed.
+    for r in lemma4_drifts(case, LINEAR, with_reference=False):
         check_nonzero_limit_rejected(r["step_sizes"], r["drifts"], r["order"], LIMIT_FACTOR, r["floor"],
                                      case=case, pair=r["pair"], trajectory=r["index"], method=r["method"])

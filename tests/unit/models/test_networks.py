@@ -86,3 +86,41 @@ def test_mlp_shapes_and_tree_check():
     assert network.weight_matrix("W1", torch.zeros(network.n_edges)).shape == (4, 3)
     assert not network.is_tree()
     assert mlp([1, 1, 1]).is_tree()
+
+
+def _vertex_by_vertex(network: DagNetwork, w: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pre- and post-activations vertex by vertex in index order, each pre-activation summed over its in-edges
+    in edge order from 0 (the order ``index_add`` adds in), each activation as ``homogeneous_activation``."""
+    pre = [x[:, v] for v in range(network.n_inputs)]
+    post = list(pre)
+    for v in range(network.n_inputs, network.n_vertices):
+        z = torch.zeros(x.shape[0], dtype=x.dtype)
+        for e in network.in_edges[v]:
+            z = z + post[network.edges[e][0]] * w[e]
+        pre.append(z)
+        post.append(torch.where(z >= 0, z, network.slopes[v] * z))
+    return torch.stack(pre, 1), torch.stack(post, 1)
+
+
+SKIPPING_DAG = DagNetwork(2, 6, ((0, 2), (2, 3), (1, 4), (0, 4), (3, 5), (4, 5), (1, 5)),
+                          (LINEAR, LINEAR, RELU, 0.25, RELU, LINEAR))
+"""Levels (2, 4), (3,), (5,): vertex 4 is computed before vertex 3, so the levels' layout is not the vertex
+order, and the output level is linear while the others are not."""
+
+
+@pytest.mark.parametrize("network", [SKIPPING_DAG, mlp([3, 4, 2, 1], RELU, bias=True), resnet(2, [("identity", 3, 2)])],
+                         ids=["skipping DAG", "mlp with biases", "identity block"])
+def test_vertex_values_are_the_vertex_by_vertex_sums_bitwise(network):
+    """``vertex_values`` and ``batched_vertex_values`` (level by level, blocks concatenated, linear levels not
+    passed through the activation) give the numbers of the plain vertex-by-vertex recursion, bitwise, in vertex
+    order."""
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(5, network.n_inputs, generator=generator, dtype=torch.float64)
+    ws = torch.randn(3, network.n_edges, generator=generator, dtype=torch.float64)
+    batched = network.batched_vertex_values(ws, x)
+    for run, w in enumerate(ws):
+        expected = _vertex_by_vertex(network, w, x)
+        for got, want, rows in zip(network.vertex_values(w, x), expected, batched):
+            torch.testing.assert_close(got, want, rtol=0.0, atol=0.0)
+            torch.testing.assert_close(rows[run], want, rtol=0.0, atol=0.0)
+    assert SKIPPING_DAG.levels == ((2, 4), (3,), (5,))

@@ -1,6 +1,7 @@
 """The empirical risk of ``claims.models._risk``: the three losses and their derivatives at chosen points
 (including the far tails of the logistic loss), R(theta) against a direct sum, the batched
-gradient against per-sample ``torch.func.grad``, the bound G >= |grad R| of
+gradient against per-sample ``torch.func.grad``, the autograd gradients and ``forward_derivative``
+against the ``torch.func`` transforms they replaced, the bound G >= |grad R| of
 ``absolute_gradient``, and the input validation (bias column, shapes, loss names)."""
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ import math
 
 import pytest
 import torch
-from torch.func import grad
+from torch.func import grad, jvp, vmap
 
 from claims.models._builders import Block, Conv, Dense, mlp, resnet, sequential, with_bias_column
 from claims.models._networks import LINEAR, RELU
 from claims.models._numerics import rounding_depth
-from claims.models._risk import LOSSES, Risk, exponential_loss, logistic_loss, squared_loss
+from claims.models._risk import LOSSES, Risk, exponential_loss, forward_derivative, logistic_loss, squared_loss
 
 F64 = torch.float64
 
@@ -125,6 +126,74 @@ def test_batched_gradient_equals_per_sample_grad(loss, batch):
         leaf = th.clone().requires_grad_(True)
         risk(leaf).backward()
         torch.testing.assert_close(g, leaf.grad, rtol=1e-13, atol=1e-16)
+
+
+AUTODIFF_NETWORKS = {
+    "leaky mlp with biases": (lambda: mlp([2, 3, 2, 1], 0.2, bias=True), True),
+    "relu convolution (shared kernel)": (lambda: sequential((2, 5), [Conv(2, 2, 1, 1), Dense(2, RELU)]), False),
+    "identity blocks (fixed skips)": (lambda: resnet(3, [("identity", 2, 3), ("free", 2, 2)], RELU), False),
+}
+"""Networks with every feature the gradient passes through: biases, weight sharing and fixed edges."""
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("kind", sorted(AUTODIFF_NETWORKS))
+def test_autograd_gradients_are_the_torch_func_ones(kind, loss):
+    """The gradients the flows and rates use (plain torch.autograd, for speed) against the torch.func
+    transforms they replaced: one vector bitwise (the same formulas), a batch to rounding with the
+    same pre-activations, the loss slopes and the absolute gradient bitwise."""
+    build, bias = AUTODIFF_NETWORKS[kind]
+    network = build()
+    risk = _risk(network, loss=loss, bias=bias)
+    theta = _theta(network, (5,))
+    for th in theta:
+        torch.testing.assert_close(risk.gradient(th), grad(risk)(th), rtol=0.0, atol=0.0)
+        margins = risk.y * network(network.edge_weights(th), risk.x)
+        torch.testing.assert_close(risk.loss_slopes(th), vmap(grad(LOSSES[loss]))(margins).abs(), rtol=0.0, atol=0.0)
+        slopes = risk.loss_slopes(th)
+        absolute_output = lambda a: (slopes * network(network.magnitude_weights(a), risk.x.abs())).mean()  # noqa: E731
+        torch.testing.assert_close(risk.absolute_gradient(th), grad(absolute_output)(th.abs()), rtol=0.0, atol=0.0)
+    gradients, pre = risk.batched_gradient(theta)
+    expected, expected_pre = vmap(grad(risk.with_preactivations, has_aux=True))(theta)
+    torch.testing.assert_close(gradients, expected, rtol=1e-14, atol=1e-16)
+    torch.testing.assert_close(pre, expected_pre, rtol=0.0, atol=0.0)
+    torch.testing.assert_close(risk.gradient(theta), gradients, rtol=0.0, atol=0.0)
+    assert not gradients.requires_grad and not pre.requires_grad
+
+
+def test_batched_gradient_rows_do_not_interact():
+    """Each row of a batch is that run's gradient whatever the other rows hold."""
+    network, _ = AUTODIFF_NETWORKS["leaky mlp with biases"]
+    risk = _risk(network(), bias=True)
+    theta = _theta(network(), (4,))
+    alone = torch.cat([risk.batched_gradient(th[None])[0] for th in theta])
+    torch.testing.assert_close(risk.batched_gradient(theta)[0], alone, rtol=1e-14, atol=1e-16)
+
+
+def test_gradients_work_under_no_grad():
+    network = mlp([2, 3, 1], RELU)
+    risk, theta = _risk(network), _theta(network, (2,))
+    with torch.no_grad():
+        torch.testing.assert_close(risk.gradient(theta), vmap(grad(risk))(theta), rtol=1e-14, atol=1e-16)
+        torch.testing.assert_close(risk.gradient(theta[0]), grad(risk)(theta[0]), rtol=0.0, atol=0.0)
+
+
+def test_forward_derivative_is_the_torch_func_jvp():
+    """``forward_derivative`` (torch.autograd.forward_ad) gives torch.func.jvp's tangent bitwise, for a
+    Gram-matrix function of the edge weights (Eq. (6)'s kind) and the edge weights themselves; a function
+    that does not depend on its input has derivative 0."""
+    network = sequential((3,), [Dense(3, RELU), Dense(2, LINEAR)])
+    theta, tangent = _theta(network), _theta(network, seed=2)
+
+    def gram(th):
+        first = network.weight_matrix("W1", network.edge_weights(th))
+        return first @ first.T
+
+    for function in (gram, network.edge_weights, lambda th: (th**2).sum()):
+        torch.testing.assert_close(forward_derivative(function, theta, tangent), jvp(function, (theta,), (tangent,))[1],
+                                   rtol=0.0, atol=0.0)
+    constant = forward_derivative(lambda th: torch.ones(2, 2, dtype=F64), theta, tangent)
+    torch.testing.assert_close(constant, torch.zeros(2, 2, dtype=F64), rtol=0.0, atol=0.0)
 
 
 def test_gradient_of_shared_parameters_sums_over_their_edges():
