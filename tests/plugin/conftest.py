@@ -75,3 +75,21 @@ def shared_project(session_store) -> Callable[[str, Callable[[SessionProject], T
         return directory, session_cached(session_store / "plugin-projects", name, compute)
 
     return shared
+
+
+@pytest.fixture(autouse=True, scope="module")
+def subprocess_caches(session_store):
+    """Every Python process these tests start (pytester's subprocess runs, their xdist workers, ``python -m
+    claims``) keeps its bytecode and matplotlib's font list in this session's store, so only the first one
+    compiles and indexes them. Where the environment turns bytecode caching off (PYTHONDONTWRITEBYTECODE), each
+    process would otherwise compile the claims package from source and rewrite the asserts of every Hypothesis
+    module (pytest rewrites a pytest11 plugin's whole distribution), about 1 s of CPU a process; pytester points
+    HOME at its own directory, so matplotlib would rebuild its font list in each project. Caches change no
+    result: the code run is the same. A module whose processes import torch opts out (test_adding_a_paper.py):
+    a fresh cache compiles torch from source, slower than the bytecode it ships with."""
+    with pytest.MonkeyPatch.context() as patch:
+        if sys.flags.dont_write_bytecode:
+            patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+            patch.setenv("PYTHONPYCACHEPREFIX", str(session_store / "pycache"))
+        patch.setenv("MPLCONFIGDIR", str(session_store / "matplotlib"))
+        yield
