@@ -154,6 +154,14 @@ def run_python(command: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def subprocess_caches():
+    """Not the shared bytecode cache of tests/plugin/conftest.py: the claim module here imports torch (through
+    ``claims.models``), which a fresh cache would compile from source, and the copy's own ``claims`` is new
+    to any cache."""
+    yield
+
+
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the project in pytester's directory, first on PYTHONPATH: its subprocesses import the

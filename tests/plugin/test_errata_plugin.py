@@ -2,13 +2,19 @@
 claim test reaches claims.json, errata.md beside claims.md, the "Errata" section of claims.html and
 ``python -m claims errata``; a test that declares a correction without an erratum is an error, so every
 claim with a correction has an erratum in the report; one erratum ID with two contents is an error; and
-``--claims-figure-formats`` writes SVG and PDF beside the PNGs."""
+``--claims-figure-formats`` writes SVG and PDF beside the PNGs.
+
+The four claim modules are one project, run twice under xdist once per session (``shared_project``): with
+SVG and PDF requested, then without; each test reads its own module's tests and claim. Each module has a
+claim of its own, so that no module's evidence reaches another's claim."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -39,7 +45,7 @@ UNRECORDED = """
 import pytest
 from claims import check_close, check_rejected, declare_verdict
 
-@pytest.mark.claim("LJ22.R1")
+@pytest.mark.claim("LJ22.L8")
 def test_correction_without_erratum():
     check_rejected(2.0, 3.0, tolerance=0.0)
     check_close(3.0, 3.0, tolerance=0.0)
@@ -70,7 +76,7 @@ import pytest
 from claims import check_close, record_figure
 from claims.report import plot_over_time
 
-@pytest.mark.claim("LJ22.L1")
+@pytest.mark.claim("LJ22.L2a")
 def test_with_a_figure():
     check_close(1.0, 1.0, tolerance=0.0)
     figure = plot_over_time([0, 1, 2], {"x": [1, 2, 3]}, title="t", xlabel="t", ylabel="x")
@@ -78,25 +84,48 @@ def test_with_a_figure():
 """
 
 
-@pytest.fixture(autouse=True)
-def claims_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytester.makeconftest('pytest_plugins = ["claims.plugin"]')
-    monkeypatch.setenv("CI", "true")
+MODULES = {"test_corrected": CORRECTED, "test_unrecorded": UNRECORDED, "test_twice": TWICE, "test_figure": FIGURE}
 
 
-def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
-    return result, json.loads((pytester.path / "reports" / "claims.json").read_text())
+def runs(project) -> dict:
+    """The project's two runs, under xdist: SVG and PDF requested, then the default formats in the same
+    directory; the figures each wrote, and the second run's result and report."""
+    directory = project.path
+    (directory / "conftest.py").write_text('pytest_plugins = ["claims.plugin"]\n')
+    for name, source in MODULES.items():
+        (directory / f"{name}.py").write_text(source)
+    figures = directory / "reports" / "figures"
+    requested = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--claims-figure-formats=png,svg,pdf",
+                                             "-rA", env={"CI": "true"})
+    written_on_request = sorted(p.suffix for p in figures.iterdir())
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "-rA", env={"CI": "true"})
+    return {"requested": requested, "written_on_request": written_on_request, "result": result,
+            "written": sorted(p.suffix for p in figures.iterdir()),
+            "report": json.loads((directory / "reports" / "claims.json").read_text())}
+
+
+@pytest.fixture(scope="module")
+def project(shared_project) -> tuple[Path, dict]:
+    return shared_project("errata", runs)
+
+
+def outcomes(result: pytest.RunResult, module: str) -> dict[str, int]:
+    """The outcomes of ``module``'s tests, from the run's -rA summary: as ``RunResult.assert_outcomes``
+    counts a run of that module alone."""
+    words = {"PASSED": "passed", "FAILED": "failed", "ERROR": "errors"}
+    found = Counter(words[line.split()[0]] for line in result.outlines
+                    if line.split()[:1] and line.split()[0] in words and line.split()[1].startswith(f"{module}.py::"))
+    return dict(found)
 
 
 def entry(report: dict, claim_id: str) -> dict:
     return next(c for c in report["claims"] if c["id"] == claim_id)
 
 
-def test_an_erratum_reaches_every_rendering_of_the_report(pytester):
-    pytester.makepyfile(test_corrected=CORRECTED)
-    result, report = run(pytester, "-n", "2")
-    result.assert_outcomes(passed=2)
+def test_an_erratum_reaches_every_rendering_of_the_report(project):
+    directory, runs = project
+    result, report = runs["result"], runs["report"]
+    assert outcomes(result, "test_corrected") == {"passed": 2}
     l1 = entry(report, "LJ22.L1")
     assert l1["verdict"] == "verified-with-correction"
     (erratum,) = l1["errata"]
@@ -104,48 +133,47 @@ def test_an_erratum_reaches_every_rendering_of_the_report(pytester):
     assert erratum["counterexample"] == {"n": 2, "printed": 4, "exact": 6}  # the smallest n the test drew
     assert erratum["nodeids"] == ["test_corrected.py::test_printed_factor"]
     assert corrections_without_errata(report) == []
-    reports = pytester.path / "reports"
+    reports = directory / "reports"
     sheet = (reports / "errata.md").read_text()
     assert "### LJ22.L1-E1: constant or factor wrong" in sheet and "(claims.html#LJ22.L1)" in sheet
     assert "- Counterexample: n = 2; printed = 4; exact = 6" in sheet
     assert 'id="LJ22.L1-E1"' in (reports / "claims.html").read_text()
-    printed = subprocess.run([sys.executable, "-m", "claims", "errata"], cwd=pytester.path, capture_output=True,
+    printed = subprocess.run([sys.executable, "-m", "claims", "errata"], cwd=directory, capture_output=True,
                              text=True, check=True)
     assert printed.stdout == sheet
 
 
-def test_a_correction_without_an_erratum_is_an_error(pytester):
-    pytester.makepyfile(test_unrecorded=UNRECORDED)
-    result, report = run(pytester, "-n", "2")
-    result.assert_outcomes(failed=1)
+def test_a_correction_without_an_erratum_is_an_error(project):
+    _, runs = project
+    result, report = runs["result"], runs["report"]
+    assert outcomes(result, "test_unrecorded") == {"failed": 1}
     result.stdout.fnmatch_lines(["*ErratumError: the test declared verified-with-correction but recorded no erratum*"])
-    r1 = entry(report, "LJ22.R1")
-    assert r1["verdict"] == "error" and "ErratumError" in r1["evidence"][0]["reason"]
-    assert r1["errata"] == [] and r1["correction"] is None
+    l8 = entry(report, "LJ22.L8")
+    assert l8["verdict"] == "error" and "ErratumError" in l8["evidence"][0]["reason"]
+    assert l8["errata"] == [] and l8["correction"] is None
     assert corrections_without_errata(report) == []  # a claim with a correction always has its erratum
 
 
-def test_one_erratum_id_with_two_contents_is_an_error(pytester):
-    pytester.makepyfile(test_twice=TWICE)
-    result, report = run(pytester, "-n", "2")
-    result.assert_outcomes(passed=2)
+def test_one_erratum_id_with_two_contents_is_an_error(project):
+    _, runs = project
+    result, report = runs["result"], runs["report"]
+    assert outcomes(result, "test_twice") == {"passed": 2}
     r1 = entry(report, "LJ22.R1")
     assert r1["verdict"] == "error"
     assert any("LJ22.R1-E1 was recorded with different counterexample" in why for why in r1["why"])
 
 
-def test_figures_are_written_as_svg_and_pdf_on_request(pytester):
-    pytester.makepyfile(test_figure=FIGURE)
-    result, _ = run(pytester, "-n", "2", "--claims-figure-formats=png,svg,pdf")
-    result.assert_outcomes(passed=1)
-    written = sorted(p.suffix for p in (pytester.path / "reports" / "figures").iterdir())
-    assert written == [".pdf", ".png", ".svg"]
-    result, _ = run(pytester, "-n", "2")
-    assert sorted(p.suffix for p in (pytester.path / "reports" / "figures").iterdir()) == [".png"]
+def test_figures_are_written_as_svg_and_pdf_on_request(project):
+    _, runs = project
+    assert outcomes(runs["requested"], "test_figure") == {"passed": 1}
+    assert runs["written_on_request"] == [".pdf", ".png", ".svg"]
+    assert outcomes(runs["result"], "test_figure") == {"passed": 1}
+    assert runs["written"] == [".png"]  # the next run, without the request, leaves no SVG or PDF behind
 
 
-def test_an_unknown_figure_format_is_a_usage_error(pytester):
+def test_an_unknown_figure_format_is_a_usage_error(pytester, isolated):
+    pytester.makeconftest('pytest_plugins = ["claims.plugin"]')
     pytester.makepyfile(test_figure=FIGURE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--claims-figure-formats=png,eps")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--claims-figure-formats=png,eps")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--claims-figure-formats=png,eps: eps is not a figure format*"])

@@ -3,7 +3,8 @@ baseline already refuted is an expected verdict, and a run whose every failure i
 (no baseline, a new refutation, an error, a failed control, a plain pytest failure, a regression) stays red.
 
 The rule on hand-made records first, then end to end: in-process pytester runs of a small project (the
-``isolated`` fixture undoes what a run changes in this process), its breakage chosen by ``BREAK``."""
+``isolated`` fixture of tests/plugin/conftest.py undoes what a run changes in this process), its breakage
+chosen by ``BREAK``."""
 
 from __future__ import annotations
 
@@ -105,24 +106,10 @@ def test_plain():
 
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch):
-    """In-process runs load their Hypothesis profile, may force a seed, activate a suite profile and set
-    CLAIMS_RUN_LABEL: all of it is restored for the tests that run after, in this process."""
-    from hypothesis import core, settings
-
-    from claims.evidence import _profiles
-
-    profile, seed = settings.get_current_profile_name(), core.global_force_seed
-    active = dict(_profiles._active)
-    monkeypatch.setenv("CLAIMS_RUN_LABEL", "")
+def environment(isolated, monkeypatch: pytest.MonkeyPatch):
+    """No CI and no BREAK unless a test sets them; the in-process runs' changes are undone by ``isolated``."""
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.delenv("BREAK", raising=False)
-    core.global_force_seed = None
-    yield
-    settings.load_profile(profile)
-    core.global_force_seed = seed
-    _profiles._active.clear()
-    _profiles._active.update(active)
 
 
 @pytest.fixture

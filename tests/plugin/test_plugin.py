@@ -1,6 +1,10 @@
-"""The claims report plugin, tested with pytester in subprocesses (as a user runs pytest): full and
-partial runs, interrupted and crashed tests, bad options, an unrelated project; and the report's
-verdict rules, directly on test records."""
+"""The claims report plugin, tested with pytester: full and partial runs, interrupted and crashed tests, bad
+options, an unrelated project; and the report's verdict rules, directly on test records.
+
+Runs are in-process (``run``; the ``isolated`` fixture undoes what a run changes in this process), and in a
+subprocess (``run_subprocess``, as a user runs pytest) where the process itself is part of what is checked:
+the command and environment a run records, xdist and its workers, a crash, an interrupt, a fresh process's
+imports and Hypothesis settings."""
 
 from __future__ import annotations
 
@@ -15,13 +19,20 @@ from synthetic_claims import EVIDENCE_MODULE, OTHER_MODULE  # tests/plugin/synth
 
 
 @pytest.fixture(autouse=True)
-def claims_project(pytester: pytest.Pytester) -> None:
+def claims_project(pytester: pytest.Pytester, isolated) -> None:
     """A project that loads the claims plugin, as this suite's own conftest.py does."""
     pytester.makeconftest('pytest_plugins = ["claims.plugin"]')
 
 
 def run(pytester: pytest.Pytester, *args: str, partial: bool = False) -> tuple[pytest.RunResult, dict]:
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    return written(pytester, pytester.runpytest_inprocess("-p", "no:cacheprovider", *args), partial)
+
+
+def run_subprocess(pytester: pytest.Pytester, *args: str, partial: bool = False) -> tuple[pytest.RunResult, dict]:
+    return written(pytester, pytester.runpytest_subprocess("-p", "no:cacheprovider", *args), partial)
+
+
+def written(pytester: pytest.Pytester, result: pytest.RunResult, partial: bool) -> tuple[pytest.RunResult, dict]:
     directory = pytester.path / "reports" / ("partial" if partial else "")
     return result, json.loads((directory / "claims.json").read_text())
 
@@ -37,7 +48,7 @@ def ci(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
-    result, report = run(pytester)
+    result, report = run_subprocess(pytester)
     result.assert_outcomes(passed=3)
     assert report["schema"] == "lowrank-claims/report/2"
     assert [c["id"] for c in report["claims"]] == list(CLAIMS)
@@ -83,8 +94,8 @@ def without_timings(report: dict) -> dict:
 
 def test_same_report_with_and_without_xdist(pytester, ci):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE, test_other=OTHER_MODULE)
-    serial_result, serial = run(pytester, "-n", "0")
-    parallel_result, parallel = run(pytester, "-n", "2")
+    serial_result, serial = run_subprocess(pytester, "-n", "0")
+    parallel_result, parallel = run_subprocess(pytester, "-n", "2")
     serial_result.assert_outcomes(passed=5)
     parallel_result.assert_outcomes(passed=5)
     assert parallel["run"]["workers"] == 2 and serial["run"]["workers"] == 0
@@ -116,7 +127,7 @@ def test_nan_never_passes():
 @pytest.mark.parametrize("workers", ["0", "1"])
 def test_a_finished_run_with_failures_is_complete_and_says_what_failed(pytester, ci, workers):
     pytester.makepyfile(test_failing=FAILING_MODULE)
-    result, report = run(pytester, "-n", workers)
+    result, report = (run if workers == "0" else run_subprocess)(pytester, "-n", workers)
     result.assert_outcomes(failed=3)
     assert report["run"]["complete"] is True  # every selected test finished
     refuted = entry(report, "GP22.L1")
@@ -222,7 +233,7 @@ def test_a_run_that_selects_no_claim_test_writes_no_claims_report(pytester, ci):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE, test_plain=PLAIN_MODULE)
     _, before = run(pytester, "test_evidence.py", partial=True)
     kept = (pytester.path / "reports" / "partial" / "claims.json").read_text()
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "test_plain.py")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "test_plain.py")
     assert result.ret == pytest.ExitCode.OK
     assert (pytester.path / "reports" / "partial" / "claims.json").read_text() == kept
     result.stdout.fnmatch_lines(["claims: no claim test selected, no claims report written (reports is unchanged)"])
@@ -231,7 +242,7 @@ def test_a_run_that_selects_no_claim_test_writes_no_claims_report(pytester, ci):
 @pytest.mark.parametrize("mode", ["--collect-only", "--setup-only", "--setup-plan", "--fixtures"])
 def test_modes_that_run_no_test_write_no_report(pytester, ci, mode):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", mode)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", mode)
     assert result.ret == pytest.ExitCode.OK
     assert not (pytester.path / "reports").exists()
 
@@ -240,15 +251,15 @@ def test_an_aborted_collection_never_replaces_the_full_report(pytester, ci):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
     run(pytester)
     full_text = (pytester.path / "reports" / "claims.json").read_text()
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", ".", "no_such_file.py")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", ".", "no_such_file.py")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (pytester.path / "reports" / "claims.json").read_text() == full_text
 
 
 def test_last_failed_runs_are_partial_and_count_what_they_run(pytester, ci):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE, test_failing=FAILING_MODULE)
-    pytester.runpytest_subprocess()  # with the cache: it records the last failures
-    result = pytester.runpytest_subprocess("--lf")
+    pytester.runpytest_inprocess()  # with the cache: it records the last failures
+    result = pytester.runpytest_inprocess("--lf")
     result.assert_outcomes(failed=3)  # only the three that failed, not the evidence module's tests
     report = json.loads((pytester.path / "reports" / "partial" / "claims.json").read_text())
     assert report["run"]["selection"] == "partial" and report["run"]["complete"] is True
@@ -290,7 +301,7 @@ def test_b_control():
 
 def test_an_interrupted_control_is_never_rejected(pytester, ci):
     pytester.makepyfile(test_interrupted=INTERRUPTED_CONTROL)
-    result, report = run(pytester, "-n", "0", partial=True)  # an incomplete run is not the full report
+    result, report = run_subprocess(pytester, "-n", "0", partial=True)  # an incomplete run is not the full report
     assert result.ret == pytest.ExitCode.INTERRUPTED
     ex1 = entry(report, "BSJ25.EX1")
     control = next(t for t in ex1["evidence"] if t["role"] == "control")
@@ -318,7 +329,7 @@ def test_control_crashes():
 
 def test_a_crashed_worker_leaves_its_test_not_run(pytester, ci):
     pytester.makepyfile(test_crash=CRASHING_CONTROL)
-    result, report = run(pytester, "-n", "1", partial=True)
+    result, report = run_subprocess(pytester, "-n", "1", partial=True)
     ex1 = entry(report, "BSJ25.EX1")
     control = next(t for t in ex1["evidence"] if t["role"] == "control")
     assert control["outcome"] == "not-run" and "crashed" in control["reason"]
@@ -497,7 +508,7 @@ def test_an_unusable_report_dir_is_a_usage_error_before_any_test(pytester, ci, w
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
     pytester.path.joinpath("taken").write_text("a file")
     target = "taken" if where == "file" else "taken/reports"
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-report-dir={target}")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", f"--claims-report-dir={target}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert f"--claims-report-dir={pytester.path / target}" in result.stderr.str()
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
@@ -506,9 +517,9 @@ def test_an_unusable_report_dir_is_a_usage_error_before_any_test(pytester, ci, w
 
 def test_report_dir_option_and_no_report(pytester, ci):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--claims-report-dir=out").assert_outcomes(passed=3)
+    pytester.runpytest_inprocess("-p", "no:cacheprovider", "--claims-report-dir=out").assert_outcomes(passed=3)
     assert (pytester.path / "out" / "claims.json").exists() and not (pytester.path / "reports").exists()
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--no-claims-report").assert_outcomes(passed=3)
+    pytester.runpytest_inprocess("-p", "no:cacheprovider", "--no-claims-report").assert_outcomes(passed=3)
     assert not (pytester.path / "reports").exists()
 
 
@@ -575,11 +586,11 @@ def test_control(x):
 def test_a_randomized_run_records_a_seed_that_replays_under_xdist(pytester, monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     pytester.makepyfile(test_rounding=ROUNDING_MODULE)
-    first_result, first = run(pytester)
+    first_result, first = run_subprocess(pytester)
     seed = first["run"]["hypothesis_seed"]
     assert first["run"]["profile"] == "dev" and isinstance(seed, int)
     assert first["run"]["replay"].endswith(f" -p no:cacheprovider --hypothesis-profile=dev --hypothesis-seed={seed}")
-    replay_result, replay = run(pytester, "-n", "2", f"--hypothesis-seed={seed}")
+    replay_result, replay = run_subprocess(pytester, "-n", "2", f"--hypothesis-seed={seed}")
     first_result.assert_outcomes(passed=2)
     replay_result.assert_outcomes(passed=2)
     assert replay["run"]["hypothesis_seed"] == seed
@@ -703,7 +714,7 @@ def test_a_record_without_a_call_phase_is_not_run():
 
 def test_an_unknown_profile_is_a_usage_error(pytester):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--hypothesis-profile=nightlly")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--hypothesis-profile=nightlly")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*--hypothesis-profile=nightlly: not a profile of this suite; one of dev, ci, nightly*"]

@@ -2,9 +2,9 @@
 --claims-save / --claims-autosave, --claims-compare[=NUM|PATH] with --claims-compare-fail, --claims
 ID[,GLOB], and the optional pytest-html column.
 
-Most runs are in-process (cheap); the ``isolated`` fixture undoes what a run changes in this process
-(Hypothesis's profile and forced seed, the active profile, the figures' run label). A subprocess only
-where it matters: the process's exit code, and xdist."""
+Most runs are in-process (cheap); the ``isolated`` fixture (tests/plugin/conftest.py) undoes what a run
+changes in this process (Hypothesis's profile and forced seed, the active profile, the figures' run label).
+A subprocess only where it matters: the process's exit code, and xdist."""
 
 from __future__ import annotations
 
@@ -16,25 +16,7 @@ from synthetic_claims import EVIDENCE_MODULE, OTHER_MODULE  # tests/plugin/synth
 
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch):
-    """In-process runs load their Hypothesis profile, may force a seed, activate a suite profile and
-    set CLAIMS_RUN_LABEL: all of it is restored for the tests that run after, in this process."""
-    from hypothesis import core, settings
-
-    from claims.evidence import _profiles
-
-    profile, seed, active = settings.get_current_profile_name(), core.global_force_seed, dict(_profiles._active)
-    monkeypatch.setenv("CLAIMS_RUN_LABEL", "")  # restored (or removed) afterwards
-    core.global_force_seed = None  # else this session's seed would override the inner ci profile's derandomize
-    yield
-    settings.load_profile(profile)
-    core.global_force_seed = seed
-    _profiles._active.clear()
-    _profiles._active.update(active)
-
-
-@pytest.fixture(autouse=True)
-def claims_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def claims_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, isolated) -> None:
     """A project with two claims (LJ22.L1 and LJ22.R1, each with a control), 5 tests."""
     monkeypatch.delenv("CI", raising=False)  # the profile is given where it matters
     pytester.makeconftest('pytest_plugins = ["claims.plugin"]')

@@ -98,12 +98,16 @@ and the next night's test fails on it alone, a value a random search of that ran
 draws (Hypothesis does draw powers of two and their neighbours, so 2**40 itself would not do)."""
 
 
-def _night(pytester, checkout: Path, night: int):
-    """One nightly-like run in ``checkout`` (the nightly profile through the claims plugin; Hypothesis's
-    example database is ``.hypothesis/examples`` under the directory the run starts in). The test is the
-    same source both nights (Hypothesis keys its database by the test's source): on night 1 it fails on
-    every n >= PLANTED (found at once, shrunk to PLANTED), on night 2 on PLANTED alone. PLANTED is written
-    as an expression: Hypothesis also draws the integer literals of a test module's source."""
+NIGHT_ARGS = ("-p", "no:cacheprovider", "--no-claims-report", "--hypothesis-profile=nightly")
+"""A nightly-like run: the nightly profile through the claims plugin; Hypothesis's example database is
+``.hypothesis/examples`` under the directory the run starts in (the checkout)."""
+
+
+def _checkout(checkout: Path) -> None:
+    """The project of both nights. The test is the same source both nights (Hypothesis keys its database by
+    the test's source): on night 1 it fails on every n >= PLANTED (found at once, shrunk to PLANTED), on night
+    2 on PLANTED alone. PLANTED is written as an expression: Hypothesis also draws the integer literals of a
+    test module's source."""
     (checkout / "conftest.py").write_text('pytest_plugins = ["claims.plugin"]\n')
     (checkout / "test_night.py").write_text(
         "import os\n\nfrom hypothesis import given, strategies as st\n\n\n"
@@ -113,18 +117,31 @@ def _night(pytester, checkout: Path, night: int):
         "    failing = n >= planted if os.environ['NIGHT'] == '1' else n == planted\n"
         "    assert not failing, f'failing example {n}'\n"
     )
+
+
+def _first_night(project) -> pytest.RunResult:
+    """Night 1, in its checkout: the same for both tests, so run once per session (``shared_project``)."""
+    _checkout(project.path)
+    return project.runpytest_subprocess(*NIGHT_ARGS, str(project.path / "test_night.py"), env={"NIGHT": "1"})
+
+
+@pytest.fixture(scope="module")
+def first_night(shared_project) -> tuple[Path, pytest.RunResult]:
+    return shared_project("night1", _first_night)
+
+
+def _second_night(pytester, checkout: Path) -> pytest.RunResult:
+    """Night 2, in a fresh checkout."""
+    _checkout(checkout)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(checkout)
-        patch.setenv("NIGHT", str(night))
-        return pytester.runpytest_subprocess(
-            "-p", "no:cacheprovider", "--no-claims-report", "--hypothesis-profile=nightly",
-            str(checkout / "test_night.py"),
-        )
+        patch.setenv("NIGHT", "2")
+        return pytester.runpytest_subprocess(*NIGHT_ARGS, str(checkout / "test_night.py"))
 
 
 @pytest.mark.parametrize("restored", [True, False], ids=["database restored", "no database"])
 def test_a_failing_example_of_one_night_is_replayed_by_the_next_from_the_restored_database(
-    pytester, restored
+    pytester, first_night, restored
 ):
     """Night 1 fails and shrinks to PLANTED; its ``.hypothesis/examples`` is copied into a fresh
     checkout (what the workflow's cache save and restore do); night 2 (its own random draws: the plugin
@@ -132,13 +149,13 @@ def test_a_failing_example_of_one_night_is_replayed_by_the_next_from_the_restore
     PLANTED only, fails on it from the restored database, and without it passes."""
     import shutil
 
-    first, second = pytester.mkdir("night1"), pytester.mkdir("night2")
-    result = _night(pytester, first, 1)
+    first, result = first_night
+    second = pytester.mkdir("night2")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([f"*failing example {PLANTED}*"])
     if restored:
         shutil.copytree(first / ".hypothesis" / "examples", second / ".hypothesis" / "examples")
-    result = _night(pytester, second, 2)
+    result = _second_night(pytester, second)
     if restored:
         result.assert_outcomes(failed=1)
         result.stdout.fnmatch_lines([f"*failing example {PLANTED}*"])

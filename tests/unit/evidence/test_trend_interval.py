@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import spearmanr
+from scipy.stats import rankdata, spearmanr
 
 from claims.evidence._trend import TrendRule, _bootstrap_interval, trend_test
 
@@ -16,14 +16,21 @@ LEVELS = np.repeat([1.0, 2.0, 3.0, 4.0], 4)
 SEPARATED = np.arange(16.0)
 
 
+def _spearman_rows(x, y):
+    """Spearman's correlation of each row of ``x`` with the same row of ``y``: Pearson's correlation of their
+    average ranks (scipy's rankdata), what scipy's spearmanr computes one pair at a time (~1 ms a call)."""
+    rx, ry = rankdata(x, axis=1), rankdata(y, axis=1)
+    rx -= rx.mean(axis=1, keepdims=True)
+    ry -= ry.mean(axis=1, keepdims=True)
+    return (rx * ry).sum(axis=1) / np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
+
+
 def _percentile_interval(x, y, confidence=0.90, draws=4000, seed=11):
-    """An independent within-level bootstrap (scipy's Spearman), uncorrected: what the interval was."""
+    """An independent within-level bootstrap (scipy's ranks), uncorrected: what the interval was."""
     rng = np.random.default_rng(seed)
     groups = [np.flatnonzero(x == level) for level in np.unique(x)]
-    values = []
-    for _ in range(draws):
-        index = np.concatenate([rng.choice(g, len(g)) for g in groups])
-        values.append(spearmanr(x[index], y[index]).statistic)
+    index = np.array([np.concatenate([rng.choice(g, len(g)) for g in groups]) for _ in range(draws)])
+    values = _spearman_rows(x[index], y[index])
     tail = (1 - confidence) / 2
     return np.quantile(values, [tail, 1 - tail])
 
