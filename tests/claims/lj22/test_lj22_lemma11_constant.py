@@ -48,11 +48,14 @@ def balanced_block(x: np.ndarray, a: int, b: int, c: int) -> tuple[np.ndarray, n
     return U, Y, Z
 
 
+def squared_norms(U, Y, Z) -> tuple[float, float]:
+    """(||A||_2^2, ||B||_2^2) for A = [U Z], B = [Y; Z]."""
+    return float(np.linalg.norm(np.hstack([U, Z]), 2) ** 2), float(np.linalg.norm(np.vstack([Y, Z]), 2) ** 2)
+
+
 def sides(U, Y, Z) -> tuple[float, float, float]:
     """(||A||_2^2, ||B||_2^2, D' = ||U^T U - Y Y^T||_2)."""
-    a_sq = np.linalg.norm(np.hstack([U, Z]), 2) ** 2
-    b_sq = np.linalg.norm(np.vstack([Y, Z]), 2) ** 2
-    return float(a_sq), float(b_sq), float(np.linalg.norm(U.T @ U - Y @ Y.T, 2))
+    return (*squared_norms(U, Y, Z), float(np.linalg.norm(U.T @ U - Y @ Y.T, 2)))
 
 
 def smallest_ratio(shape: tuple[int, int, int], seed: int) -> tuple[float, np.ndarray, list[float]]:
@@ -63,9 +66,8 @@ def smallest_ratio(shape: tuple[int, int, int], seed: int) -> tuple[float, np.nd
     for _ in range(RESTARTS[active_profile()]):
         x0 = rng.standard_normal(a * b + a * c + c * b)
 
-        def ratio(x):
-            U, Y, Z = balanced_block(x / np.linalg.norm(x), a, b, c)
-            a_sq, b_sq, _ = sides(U, Y, Z)
+        def ratio(x):  # the objective needs the two norms only (D' is an SVD more per evaluation)
+            a_sq, b_sq = squared_norms(*balanced_block(x / np.linalg.norm(x), a, b, c))
             return b_sq / a_sq
 
         res = minimize(ratio, x0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-13, "maxiter": 3000})
