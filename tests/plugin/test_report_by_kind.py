@@ -76,6 +76,13 @@ def test_property_control():
 '''
 
 
+@pytest.fixture(autouse=True, scope="module")
+def subprocess_caches():
+    """Not the shared bytecode cache of tests/plugin/conftest.py: EVERY_KIND's trend checks import scipy, which
+    a fresh cache compiles from source (~3 s of CPU), more than this module's two runs would save."""
+    yield
+
+
 @pytest.fixture(autouse=True)
 def claims_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """A project that loads the claims plugin, under the ci profile."""
