@@ -1,5 +1,5 @@
-"""Many mini-batch SGD runs of GP22's network families trained at once, float64 (Sections 2, 4.1-4.3):
-the run configurations, the batches, the engines and the training loop. The families are in
+"""Many mini-batch SGD runs of GP22's network families trained at once, in float64 or float32 (Sections 2,
+4.1-4.3): the run configurations, the batches, the engines and the training loop. The families are in
 ``_architectures``, what a run records in ``_records``.
 
 Objective of every run on a batch S~ of size B, Eq. (2) on the batch:
@@ -24,6 +24,11 @@ permutation per epoch), so a run's trajectory does not depend on the runs stacke
 of the sum of the runs' objectives gives every run's gradient), ``"vmap"``
 (``torch.func.vmap(grad(...))`` of a single-run objective) and ``"loop"`` (the stacked program on
 one run at a time). All three compute the same trajectories to rounding.
+
+``dtype`` is the precision of the training arithmetic (parameters, data, gradients, updates): float64 by
+default, float32 as the memo's runs (PyTorch's default). A float32 run starts from its float64 initialization
+rounded once and draws the same batches, so a seed is the same run in both precisions up to rounding. Every
+record is evaluated in float64 from the trained weights (``evaluate_record``), so only the training differs.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ of 3, a quiet 2-core machine): stacked 0.38 s, vmap 0.53 s, loop 1.88 s for 18 r
 fastest everywhere; vmap also pays ~2 s of one-time functorch set-up per process."""
 
 DTYPE = torch.float64
+Precision = Literal["float64", "float32"]
+PRECISIONS: tuple[Precision, ...] = ("float64", "float32")
 
 
 @dataclass(frozen=True)
@@ -128,8 +135,10 @@ def _train_stack(
     total_steps: int,
     record_every: int,
     engine: Engine,
+    dtype: Precision,
 ) -> TrainingRecord:
     start = time.perf_counter()
+    precision = getattr(torch, dtype)
     count = len(runs)
     m = dataset.train_size
     per_epoch = m // batch_size
@@ -141,7 +150,8 @@ def _train_stack(
     # the gradients and contiguous batched matrix products (measured faster than one flat (R, P) buffer
     # with views into it, benchmarks/sgd_runs.py; torch's private multi-tensor ``_foreach`` operations
     # were no faster here and give the same parameters bit for bit).
-    params = {name: torch.stack([single[name] for single in singles]) for name in names}
+    params = {name: torch.stack([single[name] for single in singles]).to(precision) for name in names}
+    x_train = dataset.x_train.to(precision)
     values = [params[name] for name in names]
     gradient = (_vmap_gradient if engine == "vmap" else _stacked_gradient)(architecture, loss)
 
@@ -150,7 +160,7 @@ def _train_stack(
         return [per_run.view(count, *[1] * (value.dim() - 1)) for value in values]
 
     def hyperparameter(numbers: list[float]) -> list[torch.Tensor]:
-        return columns(torch.tensor(numbers, dtype=DTYPE))
+        return columns(torch.tensor(numbers, dtype=precision))
 
     # Weight decay acts on the matrices only: 2 lambda W is added to their loss gradients.
     decayed = [i for i, name in enumerate(names) if name in matrices]
@@ -173,7 +183,7 @@ def _train_stack(
         epoch_start = {name: params[name].clone() for name in matrices}
         for s in range(min(per_epoch, total_steps - step)):
             # each step's batch gathered when it is used (in cache for the forward), not the epoch's at once
-            grads, losses = gradient(params, dataset.x_train[order[s]], dataset.labels_train[order[s]])
+            grads, losses = gradient(params, x_train[order[s]], dataset.labels_train[order[s]])
             newly = ~torch.isfinite(losses) & ~frozen
             if bool(newly.any()):
                 # A degenerate run (zero batch variance, overflow): flag it and freeze it from here on.
@@ -224,6 +234,7 @@ def _train_stack(
         nonfinite=frozen.clone(),
         nonfinite_step=nonfinite_step,
         final_parameters={name: p.clone() for name, p in params.items()},
+        dtype=dtype,
         **series,
     )
 
@@ -238,12 +249,14 @@ def train(
     steps: int | None = None,
     record_every: int = 1,
     engine: Engine = DEFAULT_ENGINE,
+    dtype: Precision = "float64",
 ) -> TrainingRecord:
     """Train every run in ``runs`` by mini-batch SGD on Eq. (2) with batches of ``batch_size``
     (1 < B <= m with batch norm, 1 <= B <= m without; B = m is full-batch GD, every step the same
     batch up to order), for exactly one of ``epochs`` (the memo's design) or ``steps`` (the same
     number of SGD steps whatever B: whole epochs, the last one cut short). Metrics are recorded at
-    step 0, after every ``record_every``-th epoch and at the end (see ``TrainingRecord``)."""
+    step 0, after every ``record_every``-th epoch and at the end (see ``TrainingRecord``), in the
+    precision ``dtype`` (the module's docstring)."""
     if (epochs is None) == (steps is None):
         raise ValueError("give exactly one of epochs and steps")
     if not runs:
@@ -252,6 +265,8 @@ def train(
         raise ValueError(f"unknown engine {engine!r}")
     if loss not in ("cross_entropy", "squared"):
         raise ValueError(f"unknown loss {loss!r}")
+    if dtype not in PRECISIONS:
+        raise ValueError(f"unknown dtype {dtype!r}: one of {PRECISIONS}")
     if dataset.x_train.dtype != DTYPE:
         raise ValueError("the data must be float64")
     if (architecture.n_inputs, architecture.n_outputs) != (dataset.n_inputs, dataset.classes):
@@ -264,7 +279,7 @@ def train(
     if total_steps < 1:
         raise ValueError("nothing to train")
     arguments = (architecture, dataset)
-    options = (batch_size, loss, total_steps, record_every, engine)
+    options = (batch_size, loss, total_steps, record_every, engine, dtype)
     if engine == "loop":
         return concatenate_records([_train_stack(*arguments, [run], *options) for run in runs])
     return _train_stack(*arguments, runs, *options)
