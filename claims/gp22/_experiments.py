@@ -80,6 +80,10 @@ class Design:
     decay_product: float | None = None
     """If given (a learning-rate design), each level's weight decay is decay_product / eta: eta * lambda
     (and so eta * lambda * steps, the shrinkage weight decay applies) is held fixed across the levels."""
+    dtype: str = "float64"
+    """The precision of the training arithmetic (``claims.gp22._sgd``): float64, or float32 for a design whose
+    evidence is a statistical trend over runs and whose responses float32 was measured not to move beyond their
+    noise (the design's module says where); runs of different precisions are never one program."""
 
     def _base_at(self, level: float) -> Base:
         changes: dict[str, Any] = {self.factor: int(level) if self.factor == "batch_size" else level}
@@ -111,6 +115,7 @@ class Design:
             "base": asdict(self.base),
             "loss": self.loss,
             "first_seed": self.first_seed,
+            "dtype": self.dtype,
             **({"decay_product": self.decay_product} if self.decay_product is not None else {}),
         }
 
@@ -126,11 +131,12 @@ class Arm:
     length: int
     record_every: int
     configs: tuple[Any, ...]
+    dtype: str = "float64"
 
     def key(self) -> str:
         text = json.dumps(
             [self.architecture, self.batch_size, self.loss, self.budget, self.length, self.record_every,
-             [asdict(c) for c in self.configs]],
+             [asdict(c) for c in self.configs], self.dtype],
             sort_keys=True,
         )
         return hashlib.sha1(text.encode()).hexdigest()[:16]
@@ -229,7 +235,7 @@ def _program(design: Design, base: Base) -> tuple[Any, ...]:
     per_epoch = digits().train_size // base.batch_size
     if budget == "steps" and length % per_epoch == 0:
         budget, length = "epochs", length // per_epoch
-    return (design.architecture, base.batch_size, design.loss, budget, length, design.record_every)
+    return (design.architecture, base.batch_size, design.loss, budget, length, design.record_every, design.dtype)
 
 
 def _config(seed: int, base: Base) -> Any:
@@ -240,43 +246,58 @@ def _config(seed: int, base: Base) -> Any:
 
 
 ARM_RUNS = 100
-"""The most runs one stacked training holds: a program with more runs is cut into equal arms of at most
-this many (its runs in seed order, so each design's runs fall in few arms), so that separate arms can be
-trained by two xdist workers at once. Per run-step a stacked step costs about the same from ~100 runs on
-(MLP-4-32, B = 32, one thread, ``benchmarks/sgd_runs.py --stack-sizes``: 0.063 ms at 40 runs, 0.059 at 100
-and 180, 0.060 at 360; the flat (R, P) parameter layout before it cost 0.076 / 0.079 / 0.078 / 0.086, measured
-back to back), so a larger stack would only serialize the training."""
+"""The most runs one stacked training holds: a program with more runs is cut into arms of at most this many,
+so that separate arms can be trained by two xdist workers at once. Per run-step a stacked step costs about the
+same from ~100 runs on (MLP-4-32, B = 32, one thread, ``benchmarks/sgd_runs.py --stack-sizes``: 0.063 ms at 40
+runs, 0.059 at 100 and 180, 0.060 at 360; the flat (R, P) parameter layout before it cost 0.076 / 0.079 / 0.078 /
+0.086, measured back to back), so a larger stack would only serialize the training."""
+
+
+def _cut(groups: list[list[Any]]) -> list[list[Any]]:
+    """One program's runs, grouped by the design that owns them (in registration order), cut into arms of at most
+    ``ARM_RUNS``: a group that fits goes into the current arm if it has room, else opens one; a larger group is cut
+    into equal arms of its own. So an arm never mixes designs it need not, and a test that judges one design
+    trains only that design's arms (cut in seed order, the former rule, the B = 32 program's 386 ci runs fell in
+    4 arms of ~97, and the learning-rate test needed 3 of them for its 168 runs)."""
+    arms: list[list[Any]] = []
+    for group in groups:
+        if len(group) > ARM_RUNS:
+            size = math.ceil(len(group) / math.ceil(len(group) / ARM_RUNS))
+            arms += [group[i : i + size] for i in range(0, len(group), size)]
+        elif arms and len(arms[-1]) + len(group) <= ARM_RUNS:
+            arms[-1] = arms[-1] + group
+        else:
+            arms.append(list(group))
+    return arms
 
 
 def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tuple[float, int, int]]]]:
     """The stacked programs a design's runs are trained in, with (level, seed, index in the arm)
     of each run: the arms of a program hold the runs of every registered design in it, at most
-    ``ARM_RUNS`` each."""
-    programs: dict[tuple[Any, ...], list[Any]] = {}
-    for other in [*REGISTERED, design]:
+    ``ARM_RUNS`` each, cut at the designs' boundaries (``_cut``)."""
+    owners: dict[tuple[Any, ...], dict[Any, int]] = {}  # program -> {config: the first design that runs it}
+    for owner, other in enumerate([*REGISTERED, design]):
         for _, seed, base in other.runs(seed_factor):
-            configs = programs.setdefault(_program(other, base), [])
-            config = _config(seed, base)
-            if config not in configs:
-                configs.append(config)
-    placed: dict[tuple[Any, ...], list[tuple[float, int, int]]] = {}
+            owners.setdefault(_program(other, base), {}).setdefault(_config(seed, base), owner)
+    placed: dict[tuple[Any, ...], list[tuple[float, int, Any]]] = {}
     for level, seed, base in design.runs(seed_factor):
-        program = _program(design, base)
-        placed.setdefault(program, []).append((level, seed, programs[program].index(_config(seed, base))))
+        placed.setdefault(_program(design, base), []).append((level, seed, _config(seed, base)))
     arms = []
     for program, runs in placed.items():
-        architecture, batch_size, loss, budget, length, record_every = program
-        configs = tuple(sorted(programs[program], key=lambda c: (c.seed, c.learning_rate, c.weight_decay, c.momentum)))
-        size = math.ceil(len(configs) / math.ceil(len(configs) / ARM_RUNS))
-        order = {c: i for i, c in enumerate(configs)}
-        unsorted = programs[program]
+        architecture, batch_size, loss, budget, length, record_every, dtype = program
+        owner = owners[program]
+        configs = sorted(owner, key=lambda c: (owner[c], c.seed, c.learning_rate, c.weight_decay, c.momentum))
+        groups = [[c for c in configs if owner[c] == k] for k in dict.fromkeys(owner[c] for c in configs)]
+        where = {}
+        parts = _cut(groups)
+        for part, members in enumerate(parts):
+            where |= {config: (part, position) for position, config in enumerate(members)}
         by_arm: dict[int, list[tuple[float, int, int]]] = {}
-        for level, seed, index in runs:
-            position = order[unsorted[index]]
-            by_arm.setdefault(position // size, []).append((level, seed, position % size))
+        for level, seed, config in runs:
+            part, position = where[config]
+            by_arm.setdefault(part, []).append((level, seed, position))
         for part, labels in sorted(by_arm.items()):
-            part_configs = configs[part * size : (part + 1) * size]
-            arm = Arm(architecture, batch_size, loss, budget, length, record_every, part_configs)
+            arm = Arm(architecture, batch_size, loss, budget, length, record_every, tuple(parts[part]), dtype)
             arms.append((arm, labels))
     return arms
 
@@ -301,18 +322,20 @@ def train_arm(arm: Arm) -> dict[str, Any]:
     length = {arm.budget: arm.length}
     # record_every 0: only the start and the end (an epoch count no run reaches).
     every = arm.record_every or (arm.length if arm.budget == "epochs" else math.ceil(arm.length / steps_per_epoch)) + 1
-    record = train(architecture, data, list(arm.configs), arm.batch_size, arm.loss, record_every=every, **length)
+    record = train(architecture, data, list(arm.configs), arm.batch_size, arm.loss, record_every=every, dtype=arm.dtype,
+                   **length)
     return record.to_builtin()
 
 
-Cache = Callable[[str, Callable[[], Any]], Any]
-"""``cache(key, compute)``: the stored result of ``key``, else ``compute()`` stored under it."""
+Cache = Callable[..., Any]
+"""``cache(key, compute, wait=True)``: the stored result of ``key``, else ``compute()`` stored under it; with
+``wait=False``, None while another process is computing it (``claims.session.session_cached``)."""
 
 
 def memory_cache() -> Cache:
     """A cache in this process's memory."""
     stored: dict[str, Any] = {}
-    return lambda key, compute: stored[key] if key in stored else stored.setdefault(key, compute())
+    return lambda key, compute, wait=True: stored[key] if key in stored else stored.setdefault(key, compute())
 
 
 class DesignRunner:
@@ -325,16 +348,22 @@ class DesignRunner:
         self.cache = cache or memory_cache()
         self.seed_factor = seed_factor
 
-    def arm(self, arm: Arm) -> dict[str, Any]:
-        """The arm's training record, trained by whichever process asks first."""
-        return self.cache(arm.key(), lambda: train_arm(arm))
+    def arm(self, arm: Arm, wait: bool = True) -> dict[str, Any] | None:
+        """The arm's training record, trained by whichever process asks first (``wait`` False: None while
+        another process trains it)."""
+        return self.cache(arm.key(), lambda: train_arm(arm), wait=wait)
 
     def result(self, design: Design) -> DesignResult:
+        """The design's runs. Its arms are first taken without waiting (stored, or trained here if no other
+        process is training them), then the rest waited for: two xdist workers that need the same arms at once
+        (a claim's test and its control) train them side by side rather than one after the other."""
         from claims.models._datasets import digits
 
+        arms = design_arms(design, self.seed_factor)
+        records = {arm.key(): self.arm(arm, wait=False) for arm, _ in arms}
         runs, wall = [], 0.0
-        for arm, labels in design_arms(design, self.seed_factor):
-            record = self.arm(arm)
+        for arm, labels in arms:
+            record = records[arm.key()] or self.arm(arm)
             shared = {k: v for k, v in record.items() if k != "runs"}
             wall += record["wall_time_s"]
             runs += [RunResult(level, seed, record["runs"][index], shared) for level, seed, index in labels]

@@ -120,6 +120,32 @@ def test_a_program_of_more_than_arm_runs_is_cut_into_equal_arms(monkeypatch):
     assert all(rate_ == level and seed_ == seed for rate_, seed_, level, seed in placed)
 
 
+def test_arms_are_cut_at_the_designs_boundaries(monkeypatch):
+    """Designs of one program are packed into an arm while they fit and never split across arms they need not be:
+    a test that judges one design trains only that design's arms."""
+    monkeypatch.setattr(_experiments, "ARM_RUNS", 5)
+    small, other, large = (tiny("small", "learning_rate", (0.01,)), tiny("other", "weight_decay", (1e-2,)),
+                           tiny("large", "weight_decay", (2e-2, 3e-2)))
+    register(small, other, large)
+    (arm, _), = design_arms(small)
+    assert design_arms(other)[0][0] == arm and len(arm.configs) == 4  # 2 + 2 runs fit in one arm
+    (large_arm, placed), = design_arms(large)
+    assert large_arm != arm and len(large_arm.configs) == 4  # its 4 runs: an arm of their own, not 1 + 3
+    assert sorted((large_arm.configs[i].weight_decay, large_arm.configs[i].seed) for _, _, i in placed) == sorted(
+        (level, seed) for level, seed, _ in large.runs())
+
+
+def test_the_precision_is_part_of_the_program_and_of_the_record(tmp_path):
+    design = tiny("rate", "learning_rate", (0.05,))
+    single = dataclasses.replace(design, dtype="float32")
+    register(design, single)
+    (double_arm, _), = design_arms(design)
+    (single_arm, _), = design_arms(single)
+    assert double_arm.configs == single_arm.configs and double_arm.key() != single_arm.key()
+    result = DesignRunner(partial(session_cached, tmp_path)).result(single)
+    assert {run.arm["dtype"] for run in result.runs} == {"float32"} and result.scale["dtype"] == "float32"
+
+
 def fabricated(accuracies_and_ranks) -> _experiments.DesignResult:
     """A DesignResult of MLP-4-32 runs with the given (level, final train accuracy, rank of every matrix)."""
     design = Design("fabricated", "MLP-4-32", "learning_rate", (0.1, 0.2), BASE, seeds=1, length=1)
