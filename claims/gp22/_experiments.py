@@ -246,58 +246,48 @@ def _config(seed: int, base: Base) -> Any:
 
 
 ARM_RUNS = 100
-"""The most runs one stacked training holds: a program with more runs is cut into arms of at most this many,
-so that separate arms can be trained by two xdist workers at once. Per run-step a stacked step costs about the
-same from ~100 runs on (MLP-4-32, B = 32, one thread, ``benchmarks/sgd_runs.py --stack-sizes``: 0.063 ms at 40
-runs, 0.059 at 100 and 180, 0.060 at 360; the flat (R, P) parameter layout before it cost 0.076 / 0.079 / 0.078 /
-0.086, measured back to back), so a larger stack would only serialize the training."""
-
-
-def _cut(groups: list[list[Any]]) -> list[list[Any]]:
-    """One program's runs, grouped by the design that owns them (in registration order), cut into arms of at most
-    ``ARM_RUNS``: a group that fits goes into the current arm if it has room, else opens one; a larger group is cut
-    into equal arms of its own. So an arm never mixes designs it need not, and a test that judges one design
-    trains only that design's arms (cut in seed order, the former rule, the B = 32 program's 386 ci runs fell in
-    4 arms of ~97, and the learning-rate test needed 3 of them for its 168 runs)."""
-    arms: list[list[Any]] = []
-    for group in groups:
-        if len(group) > ARM_RUNS:
-            size = math.ceil(len(group) / math.ceil(len(group) / ARM_RUNS))
-            arms += [group[i : i + size] for i in range(0, len(group), size)]
-        elif arms and len(arms[-1]) + len(group) <= ARM_RUNS:
-            arms[-1] = arms[-1] + group
-        else:
-            arms.append(list(group))
-    return arms
+"""The most runs one stacked training holds: a group of runs with more is cut into equal arms of at most this
+many (``design_arms``), so that separate arms can be trained by two xdist workers at once. Per run-step a stacked
+step costs about the same from ~100 runs on (MLP-4-32, B = 32, one thread, ``benchmarks/sgd_runs.py
+--stack-sizes``: 0.063 ms at 40 runs, 0.059 at 100 and 180, 0.060 at 360; the flat (R, P) parameter layout before
+it cost 0.076 / 0.079 / 0.078 / 0.086, measured back to back), so a larger stack would only serialize the
+training."""
 
 
 def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tuple[float, int, int]]]]:
-    """The stacked programs a design's runs are trained in, with (level, seed, index in the arm)
-    of each run: the arms of a program hold the runs of every registered design in it, at most
-    ``ARM_RUNS`` each, cut at the designs' boundaries (``_cut``)."""
-    owners: dict[tuple[Any, ...], dict[Any, int]] = {}  # program -> {config: the first design that runs it}
-    for owner, other in enumerate([*REGISTERED, design]):
+    """The stacked programs a design's runs are trained in, with (level, seed, index in the arm) of each run. A
+    program holds the runs of every registered design in it; they are grouped by the first seed of the design that
+    declared them first, and each group is cut into equal arms of at most ``ARM_RUNS`` in seed order. So designs
+    with seeds of their own (GP22.S32's and F2's) have arms of their own, and a test that judges one design trains
+    only that design's runs (cut in seed order alone, the B = 32 program's 386 ci runs fell in 4 arms of ~97 and
+    the learning-rate test needed 3 of them for its 168 runs), while designs that share their seeds (a sweep of one
+    factor over the same runs, GP22.LR's rates) share arms: a stack of 21 runs costs ~1.5x a stack of 84's per
+    run-step (float32, B = 16)."""
+    groups: dict[tuple[Any, ...], dict[Any, int]] = {}  # program -> {config: its group, a first seed}
+    for other in [*REGISTERED, design]:
         for _, seed, base in other.runs(seed_factor):
-            owners.setdefault(_program(other, base), {}).setdefault(_config(seed, base), owner)
+            groups.setdefault(_program(other, base), {}).setdefault(_config(seed, base), other.first_seed)
     placed: dict[tuple[Any, ...], list[tuple[float, int, Any]]] = {}
     for level, seed, base in design.runs(seed_factor):
         placed.setdefault(_program(design, base), []).append((level, seed, _config(seed, base)))
     arms = []
     for program, runs in placed.items():
         architecture, batch_size, loss, budget, length, record_every, dtype = program
-        owner = owners[program]
-        configs = sorted(owner, key=lambda c: (owner[c], c.seed, c.learning_rate, c.weight_decay, c.momentum))
-        groups = [[c for c in configs if owner[c] == k] for k in dict.fromkeys(owner[c] for c in configs)]
-        where = {}
-        parts = _cut(groups)
-        for part, members in enumerate(parts):
-            where |= {config: (part, position) for position, config in enumerate(members)}
+        group = groups[program]
+        parts: list[tuple[Any, ...]] = []
+        for first in sorted(set(group.values())):
+            members = sorted((c for c in group if group[c] == first),
+                             key=lambda c: (c.seed, c.learning_rate, c.weight_decay, c.momentum))
+            size = math.ceil(len(members) / math.ceil(len(members) / ARM_RUNS))
+            parts += [tuple(members[i : i + size]) for i in range(0, len(members), size)]
+        where = {config: (part, position) for part, members in enumerate(parts)
+                 for position, config in enumerate(members)}
         by_arm: dict[int, list[tuple[float, int, int]]] = {}
         for level, seed, config in runs:
             part, position = where[config]
             by_arm.setdefault(part, []).append((level, seed, position))
         for part, labels in sorted(by_arm.items()):
-            arm = Arm(architecture, batch_size, loss, budget, length, record_every, tuple(parts[part]), dtype)
+            arm = Arm(architecture, batch_size, loss, budget, length, record_every, parts[part], dtype)
             arms.append((arm, labels))
     return arms
 

@@ -120,19 +120,22 @@ def test_a_program_of_more_than_arm_runs_is_cut_into_equal_arms(monkeypatch):
     assert all(rate_ == level and seed_ == seed for rate_, seed_, level, seed in placed)
 
 
-def test_arms_are_cut_at_the_designs_boundaries(monkeypatch):
-    """Designs of one program are packed into an arm while they fit and never split across arms they need not be:
-    a test that judges one design trains only that design's arms."""
-    monkeypatch.setattr(_experiments, "ARM_RUNS", 5)
-    small, other, large = (tiny("small", "learning_rate", (0.01,)), tiny("other", "weight_decay", (1e-2,)),
-                           tiny("large", "weight_decay", (2e-2, 3e-2)))
-    register(small, other, large)
-    (arm, _), = design_arms(small)
-    assert design_arms(other)[0][0] == arm and len(arm.configs) == 4  # 2 + 2 runs fit in one arm
-    (large_arm, placed), = design_arms(large)
-    assert large_arm != arm and len(large_arm.configs) == 4  # its 4 runs: an arm of their own, not 1 + 3
-    assert sorted((large_arm.configs[i].weight_decay, large_arm.configs[i].seed) for _, _, i in placed) == sorted(
-        (level, seed) for level, seed, _ in large.runs())
+def test_designs_with_their_own_seeds_have_arms_of_their_own_and_a_sweep_over_shared_seeds_shares_them():
+    """A test that judges one design trains only that design's runs; designs over the same seeds (one factor swept
+    over the same runs) are one group of arms."""
+    own = tiny("own", "learning_rate", (0.01,))
+    other = dataclasses.replace(tiny("other", "weight_decay", (1e-2,)), first_seed=50)
+    sweep = [dataclasses.replace(tiny(f"sweep {eta}", "batch_size", (64.0,)), first_seed=90,
+                                 base=dataclasses.replace(BASE, learning_rate=eta)) for eta in (0.01, 0.02)]
+    register(own, other, *sweep)
+    (own_arm, _), = design_arms(own)
+    (other_arm, placed), = design_arms(other)
+    assert own_arm != other_arm and len(own_arm.configs) == len(other_arm.configs) == 2
+    assert sorted((other_arm.configs[i].weight_decay, other_arm.configs[i].seed) for _, _, i in placed) == sorted(
+        (level, seed) for level, seed, _ in other.runs())
+    (first, _), = design_arms(sweep[0])
+    (second, _), = design_arms(sweep[1])
+    assert first == second and len(first.configs) == 4
 
 
 def test_the_precision_is_part_of_the_program_and_of_the_record(tmp_path):
