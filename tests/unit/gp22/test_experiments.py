@@ -92,6 +92,23 @@ def test_runner_trains_each_program_once_per_directory(tmp_path, monkeypatch):
     assert first.scale["seeds_per_level"] == 2 and "digits" in first.scale["data"]
 
 
+def test_runner_trains_the_arms_no_other_worker_holds_before_waiting_for_the_rest(monkeypatch):
+    monkeypatch.setattr(_experiments, "train_arm", lambda arm: {"runs": [{"arm": arm.batch_size}] * len(arm.configs),
+                                                                "wall_time_s": 0.0})
+    design = tiny("batch", "batch_size", (32.0, 64.0))
+    busy = design_arms(design)[0][0].key()  # another worker trains the first arm
+    calls = []
+
+    def cache(key, compute, wait=True):
+        calls.append((key, wait))
+        return None if key == busy and not wait else compute()
+
+    result = DesignRunner(cache).result(design)
+    other = design_arms(design)[1][0].key()
+    assert calls == [(busy, False), (other, False), (busy, True)]
+    assert [run.record["arm"] for run in result.runs] == [32, 32, 64, 64]
+
+
 def test_a_run_result_is_the_same_run_whatever_it_is_stacked_with(tmp_path):
     alone = DesignRunner(partial(session_cached, tmp_path / "a")).result(tiny("rate", "learning_rate", (0.05,)))
     register(tiny("decay", "weight_decay", (1e-2, 3e-2)))
