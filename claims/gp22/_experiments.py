@@ -85,6 +85,10 @@ class Design:
     of its batch size (min, mean) and on the full batch (``claims.gp22._batch_gradient_norms``). Not part of the
     runs' identity: a design asking for it shares its runs with the designs that do not, and the arms that hold
     them compute it for all their runs."""
+    dtype: str = "float64"
+    """The precision of the training arithmetic (``claims.gp22._sgd``): float64, or float32 for a design whose
+    evidence is a statistical trend over runs and whose responses float32 was measured not to move beyond their
+    noise (the design's module says where); runs of different precisions are never one program."""
 
     def _base_at(self, level: float) -> Base:
         changes: dict[str, Any] = {self.factor: int(level) if self.factor == "batch_size" else level}
@@ -116,6 +120,7 @@ class Design:
             "base": asdict(self.base),
             "loss": self.loss,
             "first_seed": self.first_seed,
+            "dtype": self.dtype,
             **({"decay_product": self.decay_product} if self.decay_product is not None else {}),
             **({"gradient_draws": self.gradient_draws} if self.gradient_draws else {}),
         }
@@ -132,13 +137,14 @@ class Arm:
     length: int
     record_every: int
     configs: tuple[Any, ...]
+    dtype: str = "float64"
     gradient_draws: int = 0
     """The most ``Design.gradient_draws`` of the designs with runs in the arm (0: none asks)."""
 
     def key(self) -> str:
         text = json.dumps(
             [self.architecture, self.batch_size, self.loss, self.budget, self.length, self.record_every,
-             [asdict(c) for c in self.configs], self.gradient_draws],
+             [asdict(c) for c in self.configs], self.dtype, self.gradient_draws],
             sort_keys=True,
         )
         return hashlib.sha1(text.encode()).hexdigest()[:16]
@@ -237,7 +243,7 @@ def _program(design: Design, base: Base) -> tuple[Any, ...]:
     per_epoch = digits().train_size // base.batch_size
     if budget == "steps" and length % per_epoch == 0:
         budget, length = "epochs", length // per_epoch
-    return (design.architecture, base.batch_size, design.loss, budget, length, design.record_every)
+    return (design.architecture, base.batch_size, design.loss, budget, length, design.record_every, design.dtype)
 
 
 def _config(seed: int, base: Base) -> Any:
@@ -248,47 +254,52 @@ def _config(seed: int, base: Base) -> Any:
 
 
 ARM_RUNS = 100
-"""The most runs one stacked training holds: a program with more runs is cut into equal arms of at most
-this many (its runs in seed order, so each design's runs fall in few arms), so that separate arms can be
-trained by two xdist workers at once. Per run-step a stacked step costs about the same from ~100 runs on
-(MLP-4-32, B = 32, one thread, ``benchmarks/sgd_runs.py --stack-sizes``: 0.063 ms at 40 runs, 0.059 at 100
-and 180, 0.060 at 360; the flat (R, P) parameter layout before it cost 0.076 / 0.079 / 0.078 / 0.086, measured
-back to back), so a larger stack would only serialize the training."""
+"""The most runs one stacked training holds: a group of runs with more is cut into equal arms of at most this
+many (``design_arms``), so that separate arms can be trained by two xdist workers at once. Per run-step a stacked
+step costs about the same from ~100 runs on (MLP-4-32, B = 32, one thread, ``benchmarks/sgd_runs.py
+--stack-sizes``: 0.063 ms at 40 runs, 0.059 at 100 and 180, 0.060 at 360; the flat (R, P) parameter layout before
+it cost 0.076 / 0.079 / 0.078 / 0.086, measured back to back), so a larger stack would only serialize the
+training."""
 
 
 def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tuple[float, int, int]]]]:
-    """The stacked programs a design's runs are trained in, with (level, seed, index in the arm)
-    of each run: the arms of a program hold the runs of every registered design in it, at most
-    ``ARM_RUNS`` each."""
-    programs: dict[tuple[Any, ...], list[Any]] = {}
-    draws: dict[tuple[tuple[Any, ...], Any], int] = {}  # (program, config) -> the most gradient draws asked for it
+    """The stacked programs a design's runs are trained in, with (level, seed, index in the arm) of each run. A
+    program holds the runs of every registered design in it; they are grouped by the first seed of the design that
+    declared them first, and each group is cut into equal arms of at most ``ARM_RUNS`` in seed order. So designs
+    with seeds of their own (GP22.S32's and F2's) have arms of their own, and a test that judges one design trains
+    only that design's runs (cut in seed order alone, the B = 32 program's 386 ci runs fell in 4 arms of ~97 and
+    the learning-rate test needed 3 of them for its 168 runs), while designs that share their seeds (a sweep of one
+    factor over the same runs, GP22.LR's rates) share arms: a stack of 21 runs costs ~1.5x a stack of 84's per
+    run-step (float32, B = 16)."""
+    groups: dict[tuple[Any, ...], dict[Any, int]] = {}  # program -> {config: its group, a first seed}
+    draws: dict[tuple[tuple[Any, ...], Any], int] = {}  # (program, config) -> the most gradient draws asked
     for other in [*REGISTERED, design]:
         for _, seed, base in other.runs(seed_factor):
-            program = _program(other, base)
-            configs = programs.setdefault(program, [])
-            config = _config(seed, base)
-            if config not in configs:
-                configs.append(config)
+            program, config = _program(other, base), _config(seed, base)
+            groups.setdefault(program, {}).setdefault(config, other.first_seed)
             draws[program, config] = max(draws.get((program, config), 0), other.gradient_draws)
-    placed: dict[tuple[Any, ...], list[tuple[float, int, int]]] = {}
+    placed: dict[tuple[Any, ...], list[tuple[float, int, Any]]] = {}
     for level, seed, base in design.runs(seed_factor):
-        program = _program(design, base)
-        placed.setdefault(program, []).append((level, seed, programs[program].index(_config(seed, base))))
+        placed.setdefault(_program(design, base), []).append((level, seed, _config(seed, base)))
     arms = []
     for program, runs in placed.items():
-        architecture, batch_size, loss, budget, length, record_every = program
-        configs = tuple(sorted(programs[program], key=lambda c: (c.seed, c.learning_rate, c.weight_decay, c.momentum)))
-        size = math.ceil(len(configs) / math.ceil(len(configs) / ARM_RUNS))
-        order = {c: i for i, c in enumerate(configs)}
-        unsorted = programs[program]
+        architecture, batch_size, loss, budget, length, record_every, dtype = program
+        group = groups[program]
+        parts: list[tuple[Any, ...]] = []
+        for first in sorted(set(group.values())):
+            members = sorted((c for c in group if group[c] == first),
+                             key=lambda c: (c.seed, c.learning_rate, c.weight_decay, c.momentum))
+            size = math.ceil(len(members) / math.ceil(len(members) / ARM_RUNS))
+            parts += [tuple(members[i : i + size]) for i in range(0, len(members), size)]
+        where = {config: (part, position) for part, members in enumerate(parts)
+                 for position, config in enumerate(members)}
         by_arm: dict[int, list[tuple[float, int, int]]] = {}
-        for level, seed, index in runs:
-            position = order[unsorted[index]]
-            by_arm.setdefault(position // size, []).append((level, seed, position % size))
+        for level, seed, config in runs:
+            part, position = where[config]
+            by_arm.setdefault(part, []).append((level, seed, position))
         for part, labels in sorted(by_arm.items()):
-            part_configs = configs[part * size : (part + 1) * size]
-            arm_draws = max(draws[program, config] for config in part_configs)
-            arm = Arm(architecture, batch_size, loss, budget, length, record_every, part_configs, arm_draws)
+            arm_draws = max(draws[program, config] for config in parts[part])
+            arm = Arm(architecture, batch_size, loss, budget, length, record_every, parts[part], dtype, arm_draws)
             arms.append((arm, labels))
     return arms
 
@@ -313,19 +324,20 @@ def train_arm(arm: Arm) -> dict[str, Any]:
     length = {arm.budget: arm.length}
     # record_every 0: only the start and the end (an epoch count no run reaches).
     every = arm.record_every or (arm.length if arm.budget == "epochs" else math.ceil(arm.length / steps_per_epoch)) + 1
-    record = train(architecture, data, list(arm.configs), arm.batch_size, arm.loss, record_every=every,
+    record = train(architecture, data, list(arm.configs), arm.batch_size, arm.loss, record_every=every, dtype=arm.dtype,
                    gradient_draws=arm.gradient_draws, **length)
     return record.to_builtin()
 
 
-Cache = Callable[[str, Callable[[], Any]], Any]
-"""``cache(key, compute)``: the stored result of ``key``, else ``compute()`` stored under it."""
+Cache = Callable[..., Any]
+"""``cache(key, compute, wait=True)``: the stored result of ``key``, else ``compute()`` stored under it; with
+``wait=False``, None while another process is computing it (``claims.session.session_cached``)."""
 
 
 def memory_cache() -> Cache:
     """A cache in this process's memory."""
     stored: dict[str, Any] = {}
-    return lambda key, compute: stored[key] if key in stored else stored.setdefault(key, compute())
+    return lambda key, compute, wait=True: stored[key] if key in stored else stored.setdefault(key, compute())
 
 
 class DesignRunner:
@@ -338,16 +350,22 @@ class DesignRunner:
         self.cache = cache or memory_cache()
         self.seed_factor = seed_factor
 
-    def arm(self, arm: Arm) -> dict[str, Any]:
-        """The arm's training record, trained by whichever process asks first."""
-        return self.cache(arm.key(), lambda: train_arm(arm))
+    def arm(self, arm: Arm, wait: bool = True) -> dict[str, Any] | None:
+        """The arm's training record, trained by whichever process asks first (``wait`` False: None while
+        another process trains it)."""
+        return self.cache(arm.key(), lambda: train_arm(arm), wait=wait)
 
     def result(self, design: Design) -> DesignResult:
+        """The design's runs. Its arms are first taken without waiting (stored, or trained here if no other
+        process is training them), then the rest waited for: two xdist workers that need the same arms at once
+        (a claim's test and its control) train them side by side rather than one after the other."""
         from claims.models._datasets import digits
 
+        arms = design_arms(design, self.seed_factor)
+        records = {arm.key(): self.arm(arm, wait=False) for arm, _ in arms}
         runs, wall = [], 0.0
-        for arm, labels in design_arms(design, self.seed_factor):
-            record = self.arm(arm)
+        for arm, labels in arms:
+            record = records[arm.key()] or self.arm(arm)
             shared = {k: v for k, v in record.items() if k != "runs"}
             wall += record["wall_time_s"]
             runs += [RunResult(level, seed, record["runs"][index], shared) for level, seed, index in labels]

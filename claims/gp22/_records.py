@@ -83,6 +83,7 @@ class TrainingRecord:
     nonfinite_step: torch.Tensor
     final_parameters: Parameters = field(repr=False)
     dtype: str = "float64"
+    """The precision the runs were trained in (``claims.gp22._sgd``); the metrics are evaluated in float64."""
     batch_gradient_norms: BatchGradientNorms | None = field(default=None, repr=False)
     """At the end of training (``train(..., gradient_draws=K)``): per run and matrix, the min over K random
     batches of ||grad_{W^{pq}} L^lambda_{S~}||_F (an upper bound on Eq. (10)'s min over all batches), the mean
@@ -197,18 +198,29 @@ def evaluate_record(
     previous: Parameters | None,
 ) -> dict[str, torch.Tensor]:
     """One record: per-run metrics on the full training and test sets (BN statistics of the full
-    training set), ||W||^2, d(W, previous) and both ranks of every matrix (one SVD per matrix)."""
+    training set), ||W||^2, d(W, previous) and both ranks of every matrix (one SVD per matrix).
+
+    The outputs (losses, accuracies, l') are the network's in the precision it was trained in (float32 forward
+    passes cost a quarter of float64's); the rest is float64 of the weights cast up exactly: ||W||^2, d and the
+    SVDs, whose error so is float64's. The weights' own float32 rounding moves a singular value by at most
+    ||E||_2 <= ||E||_F <= 2^-24 ||W||_F <= 2^-24 sqrt(min(fan_out, fan_in)) ||W||_2, 2^-24 sqrt(32) = 3.4e-7
+    sigma_max for the float32 designs' matrices (min(fan_out, fan_in) <= 32): far inside Section 4.1's threshold
+    1e-4 sigma_max, which so counts the singular values the trained weights have, not their rounding (float32's
+    own SVD would add an error of the same order, ~1e-7 sigma_max)."""
     m = dataset.train_size
-    logits = forward(architecture, params, torch.cat([dataset.x_train, dataset.x_test]), reference=m)
+    inputs = torch.cat([dataset.x_train, dataset.x_test]).to(params[architecture.trainable_matrices()[0]].dtype)
+    logits = forward(architecture, params, inputs, reference=m)
+    params = {name: value.to(DTYPE) for name, value in params.items()}
+    previous = None if previous is None else {name: value.to(DTYPE) for name, value in previous.items()}
     metrics = {}
     for split, part, labels in (
         ("train", logits[:, :m], dataset.labels_train),
         ("test", logits[:, m:], dataset.labels_test),
     ):
-        metrics[f"{split}_loss"] = per_example_loss(loss, part, labels.expand(part.shape[:-1])).mean(dim=-1)
+        metrics[f"{split}_loss"] = per_example_loss(loss, part, labels.expand(part.shape[:-1])).mean(dim=-1).to(DTYPE)
         metrics[f"{split}_accuracy"] = (part.argmax(dim=-1) == labels).to(DTYPE).mean(dim=-1)
     gradient = loss_output_gradient(loss, logits[:, :m], dataset.labels_train)
-    metrics["max_loss_derivative"] = gradient.abs().amax(dim=(-2, -1))
+    metrics["max_loss_derivative"] = gradient.abs().amax(dim=(-2, -1)).to(DTYPE)
     matrices = architecture.trainable_matrices()
     metrics["weight_norm_sq"] = sum(params[name].square().sum(dim=(-2, -1)) for name in matrices)
     runs = params[matrices[0]].shape[0]

@@ -1,5 +1,5 @@
-"""Many mini-batch SGD runs of GP22's network families trained at once, float64 (Sections 2, 4.1-4.3):
-the run configurations, the batches, the engines and the training loop. The families are in
+"""Many mini-batch SGD runs of GP22's network families trained at once, in float64 or float32 (Sections 2,
+4.1-4.3): the run configurations, the batches, the engines and the training loop. The families are in
 ``_architectures``, what a run records in ``_records``.
 
 Objective of every run on a batch S~ of size B, Eq. (2) on the batch:
@@ -24,6 +24,11 @@ permutation per epoch), so a run's trajectory does not depend on the runs stacke
 of the sum of the runs' objectives gives every run's gradient), ``"vmap"``
 (``torch.func.vmap(grad(...))`` of a single-run objective) and ``"loop"`` (the stacked program on
 one run at a time). All three compute the same trajectories to rounding.
+
+``dtype`` is the precision of the training arithmetic (parameters, data, gradients, updates): float64 by
+default, float32 as the memo's runs (PyTorch's default). A float32 run starts from its float64 initialization
+rounded once and draws the same batches, so a seed is the same run in both precisions up to rounding. Every
+record is evaluated in float64 from the trained weights (``evaluate_record``), so only the training differs.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ of 3, a quiet 2-core machine): stacked 0.38 s, vmap 0.53 s, loop 1.88 s for 18 r
 fastest everywhere; vmap also pays ~2 s of one-time functorch set-up per process."""
 
 DTYPE = torch.float64
+Precision = Literal["float64", "float32"]
+PRECISIONS: tuple[Precision, ...] = ("float64", "float32")
 
 
 @dataclass(frozen=True)
@@ -130,8 +137,10 @@ def _train_stack(
     record_every: int,
     engine: Engine,
     gradient_draws: int,
+    dtype: Precision,
 ) -> TrainingRecord:
     start = time.perf_counter()
+    precision = getattr(torch, dtype)
     count = len(runs)
     m = dataset.train_size
     per_epoch = m // batch_size
@@ -143,7 +152,8 @@ def _train_stack(
     # the gradients and contiguous batched matrix products (measured faster than one flat (R, P) buffer
     # with views into it, benchmarks/sgd_runs.py; torch's private multi-tensor ``_foreach`` operations
     # were no faster here and give the same parameters bit for bit).
-    params = {name: torch.stack([single[name] for single in singles]) for name in names}
+    params = {name: torch.stack([single[name] for single in singles]).to(precision) for name in names}
+    x_train = dataset.x_train.to(precision)
     values = [params[name] for name in names]
     gradient = (_vmap_gradient if engine == "vmap" else _stacked_gradient)(architecture, loss)
 
@@ -152,7 +162,7 @@ def _train_stack(
         return [per_run.view(count, *[1] * (value.dim() - 1)) for value in values]
 
     def hyperparameter(numbers: list[float]) -> list[torch.Tensor]:
-        return columns(torch.tensor(numbers, dtype=DTYPE))
+        return columns(torch.tensor(numbers, dtype=precision))
 
     # Weight decay acts on the matrices only: 2 lambda W is added to their loss gradients.
     decayed = [i for i, name in enumerate(names) if name in matrices]
@@ -175,7 +185,7 @@ def _train_stack(
         epoch_start = {name: params[name].clone() for name in matrices}
         for s in range(min(per_epoch, total_steps - step)):
             # each step's batch gathered when it is used (in cache for the forward), not the epoch's at once
-            grads, losses = gradient(params, dataset.x_train[order[s]], dataset.labels_train[order[s]])
+            grads, losses = gradient(params, x_train[order[s]], dataset.labels_train[order[s]])
             newly = ~torch.isfinite(losses) & ~frozen
             if bool(newly.any()):
                 # A degenerate run (zero batch variance, overflow): flag it and freeze it from here on.
@@ -209,8 +219,10 @@ def _train_stack(
 
     series = {key: torch.stack([record[key] for record in history]) for key in history[0]}
     # after the last batch order was drawn: each run's batches continue its own generator (engine-independent)
+    # in float64 of the weights cast up, as every metric of the record (a float32 run too)
     gradient_norms = None if not gradient_draws else batch_gradient_norms(
-        architecture, dataset, loss, params, torch.tensor([config.weight_decay for config in runs], dtype=DTYPE),
+        architecture, dataset, loss, {name: p.to(DTYPE) for name, p in params.items()},
+        torch.tensor([config.weight_decay for config in runs], dtype=DTYPE),
         batch_size, gradient_draws, generators,
     )
     return TrainingRecord(
@@ -232,6 +244,7 @@ def _train_stack(
         nonfinite_step=nonfinite_step,
         final_parameters={name: p.clone() for name, p in params.items()},
         batch_gradient_norms=gradient_norms,
+        dtype=dtype,
         **series,
     )
 
@@ -247,14 +260,15 @@ def train(
     record_every: int = 1,
     engine: Engine = DEFAULT_ENGINE,
     gradient_draws: int = 0,
+    dtype: Precision = "float64",
 ) -> TrainingRecord:
     """Train every run in ``runs`` by mini-batch SGD on Eq. (2) with batches of ``batch_size``
     (1 < B <= m with batch norm, 1 <= B <= m without; B = m is full-batch GD, every step the same
     batch up to order), for exactly one of ``epochs`` (the memo's design) or ``steps`` (the same
     number of SGD steps whatever B: whole epochs, the last one cut short). Metrics are recorded at
-    step 0, after every ``record_every``-th epoch and at the end (see ``TrainingRecord``); with
-    ``gradient_draws`` K > 0 the end also records ||grad_{W^{pq}} L^lambda_{S~}|| on K random batches of B
-    (``TrainingRecord.batch_gradient_norms``)."""
+    step 0, after every ``record_every``-th epoch and at the end (see ``TrainingRecord``), in the
+    precision ``dtype`` (the module's docstring); with ``gradient_draws`` K > 0 the end also records
+    ||grad_{W^{pq}} L^lambda_{S~}|| on K random batches of B (``TrainingRecord.batch_gradient_norms``)."""
     if (epochs is None) == (steps is None):
         raise ValueError("give exactly one of epochs and steps")
     if not runs:
@@ -263,6 +277,8 @@ def train(
         raise ValueError(f"unknown engine {engine!r}")
     if loss not in ("cross_entropy", "squared"):
         raise ValueError(f"unknown loss {loss!r}")
+    if dtype not in PRECISIONS:
+        raise ValueError(f"unknown dtype {dtype!r}: one of {PRECISIONS}")
     if dataset.x_train.dtype != DTYPE:
         raise ValueError("the data must be float64")
     if (architecture.n_inputs, architecture.n_outputs) != (dataset.n_inputs, dataset.classes):
@@ -277,7 +293,7 @@ def train(
     if total_steps < 1:
         raise ValueError("nothing to train")
     arguments = (architecture, dataset)
-    options = (batch_size, loss, total_steps, record_every, engine, gradient_draws)
+    options = (batch_size, loss, total_steps, record_every, engine, gradient_draws, dtype)
     if engine == "loop":
         return concatenate_records([_train_stack(*arguments, [run], *options) for run in runs])
     return _train_stack(*arguments, runs, *options)

@@ -19,18 +19,23 @@ _SESSION_MEMORY: dict[tuple[str, str], Any] = {}
 
 
 @contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
+def file_lock(path: Path, wait: bool = True) -> Iterator[bool]:
     """An exclusive advisory lock on ``path`` (none where fcntl is missing: every process computes
-    for itself, which is slower, never wrong)."""
+    for itself, which is slower, never wrong); yields whether it holds the lock. ``wait`` False: if
+    another process holds it, yields False at once instead of waiting."""
     try:
         import fcntl
     except ImportError:
-        yield
+        yield True
         return
     with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -40,11 +45,13 @@ def session_key(*parts: Any) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
 
-def session_cached(directory: Path | None, key: str, compute: Callable[[], T]) -> T:
+def session_cached(directory: Path | None, key: str, compute: Callable[[], T], wait: bool = True) -> T | None:
     """``compute()`` once per ``directory``: the first process (e.g. xdist worker of one session,
     sharing the session's base temp directory) to ask computes it under a file lock and pickles
     it there; the others load it. Kept in memory per process as well; ``directory`` None: memory
-    only. The directory must be fresh per session (nothing from an earlier run is reused)."""
+    only. The directory must be fresh per session (nothing from an earlier run is reused).
+    ``wait`` False: None, at once, while another process holds the key's lock (computing it), so a
+    process that needs several results can compute the others first and wait for that one last."""
     memory_key = (str(directory), key)
     if memory_key in _SESSION_MEMORY:
         return _SESSION_MEMORY[memory_key]
@@ -53,7 +60,9 @@ def session_cached(directory: Path | None, key: str, compute: Callable[[], T]) -
     else:
         directory.mkdir(parents=True, exist_ok=True)
         stored = directory / f"{key}.pickle"
-        with file_lock(directory / f"{key}.lock"):
+        with file_lock(directory / f"{key}.lock", wait) as held:
+            if not held:
+                return None
             if stored.exists():
                 value = pickle.loads(stored.read_bytes())
             else:

@@ -92,6 +92,23 @@ def test_runner_trains_each_program_once_per_directory(tmp_path, monkeypatch):
     assert first.scale["seeds_per_level"] == 2 and "digits" in first.scale["data"]
 
 
+def test_runner_trains_the_arms_no_other_worker_holds_before_waiting_for_the_rest(monkeypatch):
+    monkeypatch.setattr(_experiments, "train_arm", lambda arm: {"runs": [{"arm": arm.batch_size}] * len(arm.configs),
+                                                                "wall_time_s": 0.0})
+    design = tiny("batch", "batch_size", (32.0, 64.0))
+    busy = design_arms(design)[0][0].key()  # another worker trains the first arm
+    calls = []
+
+    def cache(key, compute, wait=True):
+        calls.append((key, wait))
+        return None if key == busy and not wait else compute()
+
+    result = DesignRunner(cache).result(design)
+    other = design_arms(design)[1][0].key()
+    assert calls == [(busy, False), (other, False), (busy, True)]
+    assert [run.record["arm"] for run in result.runs] == [32, 32, 64, 64]
+
+
 def test_a_run_result_is_the_same_run_whatever_it_is_stacked_with(tmp_path):
     alone = DesignRunner(partial(session_cached, tmp_path / "a")).result(tiny("rate", "learning_rate", (0.05,)))
     register(tiny("decay", "weight_decay", (1e-2, 3e-2)))
@@ -118,6 +135,35 @@ def test_a_program_of_more_than_arm_runs_is_cut_into_equal_arms(monkeypatch):
     assert (sorted((level, seed) for _, _, level, seed in placed)
             == sorted((level, seed) for level, seed, _ in rate.runs()))
     assert all(rate_ == level and seed_ == seed for rate_, seed_, level, seed in placed)
+
+
+def test_designs_with_their_own_seeds_have_arms_of_their_own_and_a_sweep_over_shared_seeds_shares_them():
+    """A test that judges one design trains only that design's runs; designs over the same seeds (one factor swept
+    over the same runs) are one group of arms."""
+    own = tiny("own", "learning_rate", (0.01,))
+    other = dataclasses.replace(tiny("other", "weight_decay", (1e-2,)), first_seed=50)
+    sweep = [dataclasses.replace(tiny(f"sweep {eta}", "batch_size", (64.0,)), first_seed=90,
+                                 base=dataclasses.replace(BASE, learning_rate=eta)) for eta in (0.01, 0.02)]
+    register(own, other, *sweep)
+    (own_arm, _), = design_arms(own)
+    (other_arm, placed), = design_arms(other)
+    assert own_arm != other_arm and len(own_arm.configs) == len(other_arm.configs) == 2
+    assert sorted((other_arm.configs[i].weight_decay, other_arm.configs[i].seed) for _, _, i in placed) == sorted(
+        (level, seed) for level, seed, _ in other.runs())
+    (first, _), = design_arms(sweep[0])
+    (second, _), = design_arms(sweep[1])
+    assert first == second and len(first.configs) == 4
+
+
+def test_the_precision_is_part_of_the_program_and_of_the_record(tmp_path):
+    design = tiny("rate", "learning_rate", (0.05,))
+    single = dataclasses.replace(design, dtype="float32")
+    register(design, single)
+    (double_arm, _), = design_arms(design)
+    (single_arm, _), = design_arms(single)
+    assert double_arm.configs == single_arm.configs and double_arm.key() != single_arm.key()
+    result = DesignRunner(partial(session_cached, tmp_path)).result(single)
+    assert {run.arm["dtype"] for run in result.runs} == {"float32"} and result.scale["dtype"] == "float32"
 
 
 def fabricated(accuracies_and_ranks) -> _experiments.DesignResult:

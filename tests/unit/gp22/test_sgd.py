@@ -304,3 +304,31 @@ def test_record_is_json_ready():
     assert run["config"]["seed"] == 1 and len(run["train_accuracy"]) == 2
     assert set(run["section41_ranks"]) == set(record.matrix_names)
     assert record.mean_section41_rank.shape == (2, 2)
+
+
+@pytest.mark.parametrize("name", ["MLP-2-8", "MLP-BN-2-8"])
+def test_a_float32_run_is_the_float64_run_to_float32_rounding(name):
+    """``dtype="float32"``: the same initialization (rounded once) and batches, so over a few steps the runs stay
+    within float32's rounding of their float64 twins; the record says its precision, its metrics are float64."""
+    data = tiny()
+    arch = architecture(name, data)
+    double = train(arch, data, STACK, batch_size=8, steps=6, record_every=1)
+    single = train(arch, data, STACK, batch_size=8, steps=6, record_every=1, dtype="float32")
+    assert single.dtype == "float32" and single.to_builtin()["dtype"] == "float32"
+    assert all(p.dtype == torch.float32 for p in single.final_parameters.values())
+    assert single.train_loss.dtype == single.distance.dtype == torch.float64
+    for key in single.final_parameters:
+        torch.testing.assert_close(single.final_parameters[key].double(), double.final_parameters[key],
+                                   rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(single.train_loss, double.train_loss, rtol=1e-4, atol=1e-6)
+    torch.testing.assert_close(single.section41_ranks, double.section41_ranks)
+    # the outputs are the float32 network's; ||W||^2 (and d, the SVDs) float64 of its weights cast up exactly
+    weights = {key: value[-1:] for key, value in single.final_parameters.items()}
+    logits = forward(arch, weights, data.x_train.float(), reference=data.train_size)
+    labels = data.labels_train.expand(logits.shape[:-1])
+    expected = per_example_loss("cross_entropy", logits, labels).mean().double()
+    torch.testing.assert_close(single.train_loss[-1, -1], expected, rtol=1e-6, atol=0)
+    norm = sum(weights[key].double().square().sum() for key in arch.trainable_matrices())
+    assert single.weight_norm_sq[-1, -1].item() == norm.item()
+    with pytest.raises(ValueError, match="dtype"):
+        train(arch, data, STACK, batch_size=8, steps=1, dtype="float16")
