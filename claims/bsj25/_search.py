@@ -80,16 +80,19 @@ def batched_value_and_gradient(
 
 
 def stacked_value_and_gradient(
-    thetas: torch.Tensor, shapes: Shapes, stack: Stack, linear: bool = False, labels: torch.Tensor | None = None
+    thetas: torch.Tensor, shapes: Shapes, stack: Stack, linear: bool = False, labels: torch.Tensor | None = None,
+    weights: list[torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``batched_value_and_gradient`` for a ``Stack`` of problems (``labels``: ``stack.labels()``, computed
-    once by a caller that loops)."""
+    """``batched_value_and_gradient`` for a ``Stack`` of problems (``labels``: ``stack.labels()``, and ``weights``:
+    ``split_batch(thetas, shapes)``, when a caller that loops has them). The products of the hidden layers call
+    ``torch.bmm`` directly (what ``torch.matmul`` calls for two stacks of matrices, without its wrapper's
+    reshapes, which cost more than the product on these sizes)."""
     blocks = stack.blocks()
     g = stack.labels() if labels is None else labels
-    weights = split_batch(thetas, shapes)
+    weights = split_batch(thetas, shapes) if weights is None else weights
     inputs, pre = [], []
     for layer, w in enumerate(weights):
-        z = _by_block(torch.matmul, blocks, w) if layer == 0 else torch.matmul(w, inputs[-1])
+        z = _by_block(torch.matmul, blocks, w) if layer == 0 else torch.bmm(w, inputs[-1])
         pre.append(z)
         if layer < len(weights) - 1:
             inputs.append(z if linear else torch.relu(z))
@@ -99,8 +102,8 @@ def stacked_value_and_gradient(
     grads: list[torch.Tensor] = [thetas] * len(weights)
     for layer in range(len(weights) - 1, -1, -1):
         if layer > 0:
-            grads[layer] = torch.matmul(delta, inputs[layer - 1].transpose(-1, -2)).reshape(batch, -1)
-            delta = torch.matmul(weights[layer].transpose(1, 2), delta)
+            grads[layer] = torch.bmm(delta, inputs[layer - 1].transpose(-1, -2)).reshape(batch, -1)
+            delta = torch.bmm(weights[layer].transpose(1, 2), delta)
             if not linear:
                 delta = delta * torch.sign(inputs[layer - 1])  # relu'(Z) = [relu(Z) > 0], one float operation
         else:
@@ -135,16 +138,17 @@ def stacked_descent(
     first, last = step_lengths
     ratio = (last / first) ** (1.0 / max(steps - 1, 1))
     labels = stack.labels()
-    thetas = thetas.clone()
+    thetas = thetas.clone()  # updated in place, so that its weight views are made once
+    weights = split_batch(thetas, shapes)
     length = first
     for _ in range(steps):
-        _, gradient = stacked_value_and_gradient(thetas, shapes, stack, labels=labels)
-        tangent = gradient - (gradient * thetas).sum(dim=1, keepdim=True) / depth * thetas
+        _, gradient = stacked_value_and_gradient(thetas, shapes, stack, labels=labels, weights=weights)
+        tangent = gradient - (gradient * thetas).sum(dim=1, keepdim=True) / float(depth) * thetas  # float: no cast
         size = norm(tangent, dim=1, keepdim=True).clamp_min(1e-300)
-        thetas = thetas - (length * radius) * tangent / size
-        thetas = radius * thetas / norm(thetas, dim=1, keepdim=True)
+        moved = thetas - (length * radius) * tangent / size
+        torch.div(radius * moved, norm(moved, dim=1, keepdim=True), out=thetas)
         length *= ratio
-    values, _ = stacked_value_and_gradient(thetas, shapes, stack, labels=labels)
+    values, _ = stacked_value_and_gradient(thetas, shapes, stack, labels=labels, weights=weights)
     return thetas, values
 
 
