@@ -4,6 +4,7 @@ smallest margin and slack seen.
     python benchmarks/verdict_stability.py --seeds 10                 # the default suite, dev profile
     python benchmarks/verdict_stability.py --seeds 2 tests/claims/bsj25/test_bsj25_escape.py
     python benchmarks/verdict_stability.py --profiles ci nightly      # one run per profile, compared
+    python benchmarks/verdict_stability.py --seeds 10 --given-only    # only the @given claim tests
 
 Each run is ``pytest -n auto --hypothesis-profile=dev --hypothesis-seed=S`` (the plugin otherwise draws
 a random seed per session, so this is the run a developer gets; ``ci`` is derandomized and ignores the
@@ -511,6 +512,10 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="print the matrix of the JSON files under DIR",
     )
+    parser.add_argument(
+        "--given-only", action="store_true",
+        help="seeded runs: only the claim tests that draw with Hypothesis (benchmarks/_given_only.py)",
+    )
     parser.add_argument("--nice", type=int, default=0, help="run pytest under nice -n NICE")
     parser.add_argument("--json", type=Path, default=None, help="also write every run's numbers here")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (a path: a partial run)")
@@ -537,6 +542,8 @@ def main(argv: list[str] | None = None) -> int:
         print(matrix_table(runs))
         return 1 if differs(differences(runs)) else 0
     profile = args.profile or "dev"
+    if args.given_only:
+        args.pytest_args = ["-p", "benchmarks._given_only", *args.pytest_args]
     base = args.base_seed if args.base_seed is not None else random.SystemRandom().getrandbits(31)
     plan = (
         [(name, None) for name in args.profiles]

@@ -3,6 +3,7 @@ data (statistics in ``claims.evidence._trend``), and its permuted-label control.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Sequence
 
 from claims.checks._core import _finite, _floats
@@ -51,7 +52,7 @@ def _record_trend(
 
 def check_trend(
     levels: Sequence[float], responses: Sequence[float], rule: Any, statement: str, declare: bool = True,
-    runs: int | None = None, **details: Any,
+    runs: int | None = None, replica: tuple[Sequence[float], Sequence[float], str] | None = None, **details: Any,
 ) -> Any:
     """A trend claim (``statement``: the predicted effect of a hyperparameter on a response) judged
     by ``rule`` (a ``claims.TrendRule`` fixed before the data) on a design of runs: ``levels[i]``
@@ -67,9 +68,40 @@ def check_trend(
     runs the responses come from when a run gives several (one per layer); the case counts runs.
 
     The permutation test treats the responses as exchangeable under no effect; with several responses per
-    run, the caller centres them per run (so the run's own level drops out) or says why they are."""
+    run, the caller centres them per run (so the run's own level drops out) or says why they are.
+
+    ``replica`` = (levels, responses, perturbation): the same design's runs again under a rounding-level
+    perturbation that ``perturbation`` names (e.g. float32 arithmetic with the same seeds and batches). Long SGD
+    runs are chaotic, so a replica is another draw of every run, and a verdict the replica does not share hinges
+    on rounding, not on the statement: the case is then uninformative (undecided), with both verdicts in its
+    reason, and the trend returned is ``inconclusive``. When the two agree, the case is the design's, with the
+    replica's numbers beside it (``replica_*``)."""
     trend = _trend(levels, responses, rule, "check_trend")
-    return _judged(trend, levels, responses, rule, statement, declare, runs, details)
+    undecided = None
+    if replica is not None:
+        trend, details, undecided = _against_replica(trend, replica, rule, details)
+    judged = _judged(trend, levels, responses, rule, statement, declare, runs, details)
+    if undecided:
+        record_note(f"Trend '{statement}': {undecided}.")
+    return judged
+
+
+def _against_replica(trend, replica: tuple, rule: Any, details: dict) -> tuple[Any, dict, str | None]:
+    """``trend`` judged against its ``replica`` (``check_trend``), the details with the replica's numbers, and
+    why it is undecided (None when the two verdicts agree)."""
+    replica_levels, replica_responses, perturbation = replica
+    again = _trend(replica_levels, replica_responses, rule, "check_trend")
+    details = {**details, "replica": perturbation, "replica_verdict": again.verdict, "replica_n": again.n,
+               "replica_effect": again.effect, "replica_p_predicted": again.p_predicted,
+               "replica_p_opposite": again.p_opposite}
+    if again.verdict == trend.verdict:
+        return trend, details, None
+    reason = (f"undecided: the verdict changes under a rounding-level perturbation ({perturbation}): "
+              f"{trend.verdict} (effect {trend.effect:+.3f}, p {trend.p_predicted:.3g} predicted / "
+              f"{trend.p_opposite:.3g} opposite, {trend.n} runs) against {again.verdict} (effect "
+              f"{again.effect:+.3f}, p {again.p_predicted:.3g} / {again.p_opposite:.3g}, {again.n} runs), so it "
+              "hinges on rounding, not on the statement")
+    return replace(trend, verdict="inconclusive", uninformative=reason), details, reason
 
 
 def _judged(trend, levels, responses, rule, statement: str, declare: bool, runs: int | None, details: dict) -> Any:

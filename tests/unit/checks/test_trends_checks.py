@@ -371,3 +371,42 @@ def test_a_design_that_detects_exactly_the_rules_minimum_effect_is_not_said_to_m
     assert evidence.to_builtin()["notes"][0].endswith(
         f"the design detects effects of {detectable:.2f} or more with power 0.8.")
 
+
+
+# --- check_trend with a rounding replica ------------------------------------------------------------
+
+
+FALLING = list(reversed(RISING))
+FLAT = [5.0, 6.0, 7.0] * 4
+
+
+def test_a_trend_whose_rounding_replica_agrees_is_a_case_with_the_replicas_numbers():
+    with collecting() as evidence:
+        trend = check_trend(BATCHES, FALLING, TrendRule("increasing"), "rank rises with the batch size",
+                            replica=(BATCHES, [v + 0.01 for v in FALLING], "float32"))
+    record = evidence.to_builtin()
+    assert trend.verdict == "refuted" and trend.uninformative is None and record["verdict"] == "refuted"
+    details = record["counterexample"]["details"]
+    assert details["replica"] == "float32" and details["replica_verdict"] == "refuted"
+    assert details["replica_n"] == len(BATCHES) and details["replica_p_opposite"] <= 0.05
+
+
+@pytest.mark.parametrize("replicated", [FLAT, RISING])
+def test_a_trend_whose_rounding_replica_disagrees_is_undecided_never_refuted(replicated):
+    with collecting() as evidence:
+        trend = check_trend(BATCHES, FALLING, TrendRule("increasing"), "rank rises with the batch size",
+                            replica=(BATCHES, replicated, "float32 arithmetic, the same seeds"))
+    record = evidence.to_builtin()
+    assert trend.verdict == "inconclusive" and record["verdict"] == "inconclusive"
+    assert record["counterexample"] is None and record["informative"] == 0
+    assert trend.uninformative.startswith("undecided: the verdict changes under a rounding-level perturbation "
+                                          "(float32 arithmetic, the same seeds): refuted")
+    assert any("undecided" in note for note in record["notes"])
+
+
+def test_an_undecided_trend_in_a_finding_leaves_the_finding_inconclusive():
+    with collecting() as evidence:
+        with finding("fixed steps"):
+            check_trend(BATCHES, FALLING, TrendRule("increasing"), "rank rises", replica=(BATCHES, FLAT, "float32"))
+    record = evidence.to_builtin()
+    assert record["verdict"] is None and record["findings"]["fixed steps"]["verdict"] == "inconclusive"
