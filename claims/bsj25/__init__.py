@@ -59,7 +59,8 @@ from claims.bsj25._saddle import (
     p34_required, parameter_count, rounding_depth, shapes_of, unflatten,
 )
 from claims.bsj25._s_time import (
-    SphereFlow, STimeSolution, residual_lipschitz, residual_rounding, s_time_flow, sphere_flow, tangential_residual,
+    KinkCrossed, SphereFlow, STimeSolution, hidden_preactivations, residual_lipschitz, residual_rounding, s_time_flow,
+    sphere_flow, tangential_residual,
 )
 from claims.bsj25._search import (
     deepen, deepened_start, random_starts,
@@ -87,8 +88,8 @@ __all__ = [
     "optimal_linear_direction", "optimal_linear_speed", "rank_one_ratios", "rank_one_rounding", "rank_one_start",
     "speed_rounding",
     "linear_tail", "rank_one_tail", "single_path_direction",
-    "SphereFlow", "STimeSolution", "residual_lipschitz", "residual_rounding", "s_time_flow", "sphere_flow",
-    "tangential_residual",
+    "KinkCrossed", "SphereFlow", "STimeSolution", "hidden_preactivations", "residual_lipschitz", "residual_rounding",
+    "s_time_flow", "sphere_flow", "tangential_residual",
     "ClarkeStationarity", "clarke_pattern", "clarke_stationarity", "generalized_gradient", "kink_tangent_step",
     "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",
     "PlateauRule", "S1", "S2", "SCHEMES", "SUCCESS_MARGIN", "SmallInitConfig", "absolute_forward",
