@@ -202,8 +202,8 @@ def s22_drawn() -> tuple:
 @dataclass(frozen=True)
 class S22Path:
     """One drawn start and what the claim and its control judge on it: ``dead`` (grad L_0 = 0 at theta_0), else the
-    s where its normalized path meets a kink (``kink``), else its normalized path (``sphere``) and the s-time flows
-    from alpha theta_0 (``flows``)."""
+    s where its normalized path meets a kink (``kink``) or the message of an integrator whose steps collapsed
+    (``collapse``), else its normalized path (``sphere``) and the s-time flows from alpha theta_0 (``flows``)."""
 
     label: str
     instance: object
