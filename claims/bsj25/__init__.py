@@ -41,7 +41,8 @@ from claims.bsj25._instances import (
 from claims.bsj25._linear import (
     balance_differences, balance_residuals, balance_rounding, flow_balance_tolerance, flow_rank_one_tolerance,
     flow_relative_error, linear_flow, linear_loss, linear_search, linear_speed, optimal_linear_direction,
-    optimal_linear_speed, rank_one_ratios, rank_one_rounding, rank_one_start, speed_rounding,
+    optimal_linear_speed, rank_one_ratios, rank_one_rounding, rank_one_start, search_contraction, search_residue,
+    search_step_rounding, speed_rounding,
 )
 from claims.bsj25._one_neuron import (
     exact_network, one_neuron_value, two_sided_form,
@@ -86,7 +87,7 @@ __all__ = [
     "balance_differences", "balance_residuals", "balance_rounding", "flow_balance_tolerance",
     "flow_rank_one_tolerance", "flow_relative_error", "linear_flow", "linear_loss", "linear_search", "linear_speed",
     "optimal_linear_direction", "optimal_linear_speed", "rank_one_ratios", "rank_one_rounding", "rank_one_start",
-    "speed_rounding",
+    "search_contraction", "search_residue", "search_step_rounding", "speed_rounding",
     "linear_tail", "rank_one_tail", "single_path_direction",
     "KinkCrossed", "SphereFlow", "STimeSolution", "hidden_preactivations", "residual_lipschitz", "residual_rounding",
     "s_time_flow", "sphere_flow", "tangential_residual",
