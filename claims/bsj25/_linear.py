@@ -67,12 +67,20 @@ def optimal_linear_speed(x: torch.Tensor, g: torch.Tensor) -> float:
 
 
 def speed_rounding(theta: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> float:
-    """Absolute bound on |fl(s) - s| + |fl(s*) - s*|: L_0 within gamma_k Tr[|G|^T |W_L|..|W_1| |X|] (k =
-    ``rounding_depth``); G X^T within gamma_N |G| |X|^T entrywise (N samples), so sigma_1 within
-    gamma_N || |G| |X|^T ||_F, and a backward-stable SVD adds max(shape) eps sigma_1."""
+    """Absolute bound on |fl(s) - s| + |fl(s*) - s*| + the speed change from storing ``theta``, a normalization's
+    output sqrt(L) m / ||m|| (the search's last step, ``random_starts``): L_0 within gamma_k Tr[|G|^T |W_L|..|W_1| |X|]
+    (k = ``rounding_depth``); G X^T within gamma_N |G| |X|^T entrywise (N samples), so sigma_1 within
+    gamma_N || |G| |X|^T ||_F, and a backward-stable SVD adds max(shape) eps sigma_1. Storing: the computed norm of
+    the P entries of m is within gamma_{P+1} of ||m|| (a sum of squares, then a square root), and sqrt(L), the
+    product and the division add three roundings per entry, so every stored entry is within gamma_{P+4} of the exact
+    normalization's, which lies on the sphere; L_0 is a sum of products of L entries (one per layer), so it moves by
+    at most gamma_{L (P+4)} Tr[|G|^T |W_L|..|W_1| |X|] (this is mostly the radius: ||theta|| = sqrt(L) (1 + e)
+    scales s by (1 + e)^L; near an optimum the rest of the move changes s only at second order, grad L_0 being
+    radial there)."""
     weights = unflatten(theta, shapes)
     n = x.shape[1]
-    loss_error = gamma(rounding_depth(shapes, n)) * float(absolute_loss(weights, x, g))
+    storing = len(shapes) * (theta.numel() + 4)
+    loss_error = gamma(rounding_depth(shapes, n) + storing) * float(absolute_loss(weights, x, g))
     m = g @ x.T
     product_error = gamma(n) * float(torch.linalg.matrix_norm(g.abs() @ x.abs().T))
     svd_error = max(m.shape) * EPS * float(torch.linalg.matrix_norm(m, 2))

@@ -260,9 +260,10 @@ CLAIMS: tuple[Claim, ...] = (
             "s* = sigma_1(G X^T) (von Neumann and AM-GM; attained by balanced rank-one layers u_l u_{l-1}^T). Optima "
             "found by fixed-step projected gradient descent from Gaussian starts, on cases drawn by Hypothesis "
             "(random data with sigma_2(G X^T) <= sigma_1 / 2, the search's power; depths 2-5, widths 2-5): s = s*, "
-            "every layer rank one and every pair balanced, to rounding. Gradient flow on L_0 (DOP853, rtol 1e-12) "
-            "from rank-one balanced starts that are not escape directions: rank one and balanced at every report "
-            "time to the integrator's tolerance."
+            "every layer rank one and every pair balanced, to the rounding an end point of the search carries (its "
+            "steps' rounding over 1 - q, q = (1 + sigma_2/sigma_1) / 2 the step's contraction toward the optima). "
+            "Gradient flow on L_0 (DOP853, rtol 1e-12) from rank-one balanced starts that are not escape directions: "
+            "rank one and balanced at every report time to the integrator's tolerance."
         ),
         extraction=(
             "Section 5, conjecture (3) ('Rank 1 layers remain rank 1 until the next saddle'), second paragraph; the "

@@ -466,7 +466,8 @@ def s5_searches():
 
 def optimum_structure_check(instance, shapes, thetas, check=check_close, **details):
     """At each point of ``thetas`` (radius-sqrt(L) sphere), an end point of the 400-step linear search: its speed -L_0
-    equals s* = sigma_1(G X^T) (absolute tolerance ``speed_rounding``: L_0's and the SVD's float64 error), every
+    equals s* = sigma_1(G X^T) (absolute tolerance ``speed_rounding``: L_0's and the SVD's float64 error, and the
+    stored point's own rounding off the sphere), every
     layer is rank one and every consecutive pair balanced, to within what a search end point can carry: the
     distance ``search_residue`` (the step's rounding r over 1 - q, q its contraction toward the optima) from an exact
     rank-one balanced optimum, propagated into s_2/s_1 (``flow_rank_one_tolerance``, which adds max(shape) eps) and
@@ -506,8 +507,9 @@ def test_linear_optimal_escape_direction_is_rank_one_and_balanced():
     on ||theta||^2 = L from Gaussian starts (16 per case) on cases Hypothesis draws (``linear_search_cases``: random
     data with sigma_2(G X^T) <= sigma_1 / 2, the search's power, depths 2-5, widths 2-5): every end point attains
     s* = sigma_1(G X^T) (the derived optimum) to the rounding of s, and every layer is rank one and every pair
-    balanced to rounding; informative: the starts are neither (their s_2/s_1 and balance residuals are O(1),
-    recorded). Each drawn search is one case; power (``check_power``): at least ``S5_MIN_SEARCHES`` of them."""
+    balanced to the rounding an end point carries (``optimum_structure_check``); informative: the starts are neither
+    (their s_2/s_1 and balance residuals are O(1), recorded). Each drawn search is one case; power
+    (``check_power``): at least ``S5_MIN_SEARCHES`` of them."""
     from claims.bsj25 import balance_residuals, rank_one_ratios, unflatten
 
     count_cases_as("optima")
@@ -527,7 +529,9 @@ def test_linear_optimal_escape_direction_is_rank_one_and_balanced():
                 f"on {len(lines)} searches drawn by Hypothesis (random data d_in 2-4, N 2-8, d_out 1-3 with "
                 "sigma_2(G X^T) <= sigma_1 / 2: at depth 2 the search's step is a power iteration that shrinks the "
                 "sigma_2 direction by (1 + sigma_2/sigma_1)/2 <= 3/4 per step; near sigma_2 = sigma_1 its 400 steps "
-                "end 1e-8 away from the optimum, beyond the search's power, not the statement's): "
+                "end 1e-8 away from the optimum, beyond the search's power, not the statement's; rank one and "
+                "balanced to the rounding an end point carries, its steps' rounding over 1 - q, q = (1 + "
+                "sigma_2/sigma_1)/2 the step's contraction toward the optima at any depth): "
                 + "; ".join(lines) + ".")
 
 

@@ -9,8 +9,9 @@ import torch
 from claims.bsj25 import (
     balance_differences, balance_residuals, flow_balance_tolerance, flow_rank_one_tolerance, linear_flow, linear_loss,
     linear_search, linear_speed, optimal_linear_direction, optimal_linear_speed, random_instance, random_starts,
-    rank_one_ratios, rank_one_start, search_contraction, search_residue, unflatten,
+    rank_one_ratios, rank_one_start, search_contraction, search_residue, speed_rounding, unflatten,
 )
+from claims.models._numerics import gamma
 from claims.bsj25._search import batched_value_and_gradient
 
 
@@ -115,6 +116,23 @@ def test_search_residue_covers_optima_moved_by_it_and_rejects_other_points():
             fractions = _rank_and_balance_fractions(start, shapes, search_residue(start, shapes, instance.x,
                                                                                   instance.g))
             assert min(fractions) > 1e10
+
+
+def test_speed_rounding_covers_a_stored_radius_and_rejects_other_points():
+    """An optimum whose entries are all off by the normalization's gamma_{P+4} (its radius off by as much) keeps
+    s within ``speed_rounding`` of s*; random points of the sphere are far outside it."""
+    for seed, depth in ((0, 2), (1, 3), (2, 5)):
+        instance = random_instance(seed, 2 + seed, 4 + seed, 2)
+        shapes = instance.shapes(depth, 2 + seed)
+        best = optimal_linear_speed(instance.x, instance.g)
+        optimum = optimal_linear_direction(instance.x, instance.g, shapes, seed=seed)
+        for factor in (1 + gamma(optimum.numel() + 4), 1 - gamma(optimum.numel() + 4)):
+            scaled = factor * optimum
+            assert abs(linear_speed(scaled, shapes, instance.x, instance.g) - best) <= speed_rounding(
+                scaled, shapes, instance.x, instance.g)
+        for start in random_starts(8, shapes, seed):
+            error = abs(linear_speed(start, shapes, instance.x, instance.g) - best)
+            assert error > 1e8 * speed_rounding(start, shapes, instance.x, instance.g)
 
 
 def test_search_end_points_are_within_half_of_their_tolerances():
