@@ -504,3 +504,33 @@ def linear_chain_risks(draw, max_matrices: int = 4, max_width: int = 4):
     )
     kind = draw(st.sampled_from(["chain", "pair"] if depth >= 3 else ["chain"]))
     return Risk(network, x, y, draw(st.sampled_from(sorted(LOSSES)))), kind
+
+
+@st.composite
+def linear_search_cases(draw, max_depth: int = 5, max_width: int = 5, max_gap_ratio: float = 0.5):
+    """(instance, depth, width, seed) for BSJ25 Section 5's optima: data as ``linear_flow_cases`` draws it, kept only
+    when sigma_2(G X^T) <= ``max_gap_ratio`` sigma_1 (``assume``; the search's power, ``claims.bsj25.linear_search``:
+    at depth 2 its step is a power iteration that shrinks the sigma_2 direction by (1 + sigma_2/sigma_1)/2 per
+    step, 3/4 or less here, so its 400 steps end far below rounding; near sigma_2 = sigma_1 they end 1e-8 away), depth
+    2..``max_depth``, hidden width 2..``max_width`` and the seed of the search's Gaussian restarts."""
+    from claims.bsj25 import random_instance
+
+    instance = random_instance(draw(st.integers(0, 2**16)), draw(st.integers(2, 4)), draw(st.integers(2, 8)),
+                               draw(st.integers(1, 3)))
+    singular_values = torch.linalg.svdvals(instance.g @ instance.x.T)
+    assume(len(singular_values) < 2 or singular_values[1] <= max_gap_ratio * singular_values[0])
+    return instance, draw(st.integers(2, max_depth)), draw(st.integers(2, max_width)), draw(st.integers(0, 2**16))
+
+
+@st.composite
+def s_time_starts(draw, min_depth: int = 3, max_depth: int = 4, max_width: int = 5):
+    """(instance, depth, width, seed) for BSJ25 Section 2.2's flows: ReLU networks on data from ``random_instance``
+    (X standard normal d_in x N, G standard normal d_out x N over N; d_in 2..4, N 2..8, d_out 1..2, a drawn data
+    seed), depth ``min_depth``..``max_depth`` (at depth 2, s = t), hidden width 2..``max_width``, and the seed of a
+    Gaussian theta_0 (the test normalizes it)."""
+    from claims.bsj25 import random_instance
+
+    instance = random_instance(draw(st.integers(0, 2**16)), draw(st.integers(2, 4)), draw(st.integers(2, 8)),
+                               draw(st.integers(1, 2)))
+    depth, width = draw(st.integers(min_depth, max_depth)), draw(st.integers(2, max_width))
+    return instance, depth, width, draw(st.integers(0, 2**16))

@@ -41,7 +41,8 @@ from claims.bsj25._instances import (
 from claims.bsj25._linear import (
     balance_differences, balance_residuals, balance_rounding, flow_balance_tolerance, flow_rank_one_tolerance,
     flow_relative_error, linear_flow, linear_loss, linear_search, linear_speed, optimal_linear_direction,
-    optimal_linear_speed, rank_one_ratios, rank_one_rounding, rank_one_start, speed_rounding,
+    optimal_linear_speed, rank_one_ratios, rank_one_rounding, rank_one_start, search_contraction, search_residue,
+    search_step_rounding, speed_rounding,
 )
 from claims.bsj25._one_neuron import (
     exact_network, one_neuron_value, two_sided_form,
@@ -59,7 +60,8 @@ from claims.bsj25._saddle import (
     p34_required, parameter_count, rounding_depth, shapes_of, unflatten,
 )
 from claims.bsj25._s_time import (
-    SphereFlow, STimeSolution, residual_lipschitz, residual_rounding, s_time_flow, sphere_flow, tangential_residual,
+    KinkCrossed, SphereFlow, STimeSolution, hidden_preactivations, residual_lipschitz, residual_rounding, s_time_flow,
+    sphere_flow, tangential_residual,
 )
 from claims.bsj25._search import (
     deepen, deepened_start, random_starts,
@@ -85,10 +87,10 @@ __all__ = [
     "balance_differences", "balance_residuals", "balance_rounding", "flow_balance_tolerance",
     "flow_rank_one_tolerance", "flow_relative_error", "linear_flow", "linear_loss", "linear_search", "linear_speed",
     "optimal_linear_direction", "optimal_linear_speed", "rank_one_ratios", "rank_one_rounding", "rank_one_start",
-    "speed_rounding",
+    "search_contraction", "search_residue", "search_step_rounding", "speed_rounding",
     "linear_tail", "rank_one_tail", "single_path_direction",
-    "SphereFlow", "STimeSolution", "residual_lipschitz", "residual_rounding", "s_time_flow", "sphere_flow",
-    "tangential_residual",
+    "KinkCrossed", "SphereFlow", "STimeSolution", "hidden_preactivations", "residual_lipschitz", "residual_rounding",
+    "s_time_flow", "sphere_flow", "tangential_residual",
     "ClarkeStationarity", "clarke_pattern", "clarke_stationarity", "generalized_gradient", "kink_tangent_step",
     "EscapeDirection", "HIDDEN_LAYERS", "INPUT_AS_LAYER_0", "NETWORK_LAYERS", "PGDSchedule",
     "PlateauRule", "S1", "S2", "SCHEMES", "SUCCESS_MARGIN", "SmallInitConfig", "absolute_forward",

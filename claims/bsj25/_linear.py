@@ -21,7 +21,9 @@ theta <- sqrt(L) (theta - eta grad) / ||theta - eta grad||, eta = 1 / sigma_1(G 
 
 **Measures**: s_2/s_1 of every layer (``rank_one_ratios``), the relative balance residual
 ||W_l^T W_l - W_{l-1} W_{l-1}^T||_F / (||W_l||_F^2 + ||W_{l-1}||_F^2), l = 2..L (``balance_residuals``), and
-their float64 rounding bounds (``rank_one_rounding``, ``balance_rounding``).
+their float64 rounding bounds (``rank_one_rounding``, ``balance_rounding``), and the bound on how far a stored end
+point of the search is from an exact rank-one balanced optimum (``search_residue``; the tolerances of a state within
+a relative distance of one: ``flow_rank_one_tolerance``, ``flow_balance_tolerance``).
 """
 
 from __future__ import annotations
@@ -39,8 +41,11 @@ from claims.models._numerics import EPS, UNIT_ROUNDOFF, gamma
 
 F64 = torch.float64
 LINEAR_SEARCH_STEPS = 400
-"""Steps of ``linear_search``: the iteration contracts every direction transverse to the optimal set by about
-1 / (1 + eta sigma_1) = 1/2 per step near it, so 400 steps leave the search's own error far below rounding."""
+"""Steps of ``linear_search``. At depth 2 the step is a power iteration of I - eta [[0, M^T], [M, 0]] (M = G X^T,
+eta = 1/sigma_1) on each hidden unit's column pair: it shrinks the sigma_2 direction relative to the optimal one by
+(1 + sigma_2/sigma_1) / 2 per step (1/2 when sigma_2 << sigma_1), so 400 steps leave the search's own error far below
+rounding when sigma_2 <= sigma_1 / 2 ((3/4)^400 ~ 1e-50), but not near sigma_2 = sigma_1 (0.97^400 ~ 1e-5;
+observed: ends 1e-8 from rank one at sigma_2/sigma_1 = 0.94, depth 2)."""
 
 
 def linear_loss(weights: Sequence[torch.Tensor], x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
@@ -62,12 +67,20 @@ def optimal_linear_speed(x: torch.Tensor, g: torch.Tensor) -> float:
 
 
 def speed_rounding(theta: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> float:
-    """Absolute bound on |fl(s) - s| + |fl(s*) - s*|: L_0 within gamma_k Tr[|G|^T |W_L|..|W_1| |X|] (k =
-    ``rounding_depth``); G X^T within gamma_N |G| |X|^T entrywise (N samples), so sigma_1 within
-    gamma_N || |G| |X|^T ||_F, and a backward-stable SVD adds max(shape) eps sigma_1."""
+    """Absolute bound on |fl(s) - s| + |fl(s*) - s*| + the speed change from storing ``theta``, a normalization's
+    output sqrt(L) m / ||m|| (the search's last step, ``random_starts``): L_0 within gamma_k Tr[|G|^T |W_L|..|W_1| |X|]
+    (k = ``rounding_depth``); G X^T within gamma_N |G| |X|^T entrywise (N samples), so sigma_1 within
+    gamma_N || |G| |X|^T ||_F, and a backward-stable SVD adds max(shape) eps sigma_1. Storing: the computed norm of
+    the P entries of m is within gamma_{P+1} of ||m|| (a sum of squares, then a square root), and sqrt(L), the
+    product and the division add three roundings per entry, so every stored entry is within gamma_{P+4} of the exact
+    normalization's, which lies on the sphere; L_0 is a sum of products of L entries (one per layer), so it moves by
+    at most gamma_{L (P+4)} Tr[|G|^T |W_L|..|W_1| |X|] (this is mostly the radius: ||theta|| = sqrt(L) (1 + e)
+    scales s by (1 + e)^L; near an optimum the rest of the move changes s only at second order, grad L_0 being
+    radial there)."""
     weights = unflatten(theta, shapes)
     n = x.shape[1]
-    loss_error = gamma(rounding_depth(shapes, n)) * float(absolute_loss(weights, x, g))
+    storing = len(shapes) * (theta.numel() + 4)
+    loss_error = gamma(rounding_depth(shapes, n) + storing) * float(absolute_loss(weights, x, g))
     m = g @ x.T
     product_error = gamma(n) * float(torch.linalg.matrix_norm(g.abs() @ x.abs().T))
     svd_error = max(m.shape) * EPS * float(torch.linalg.matrix_norm(m, 2))
@@ -98,6 +111,76 @@ def rank_one_start(shapes: Shapes, scales: Sequence[float], seed: int) -> torch.
         a = torch.randn(d, generator=gen, dtype=F64)
         vectors.append(a / torch.linalg.vector_norm(a))
     return torch.cat([c * torch.outer(vectors[i + 1], vectors[i]).reshape(-1) for i, c in enumerate(scales)])
+
+
+def search_contraction(x: torch.Tensor, g: torch.Tensor) -> float:
+    """q: the factor by which one step of ``linear_search`` shrinks the distance to the set of optima near it, any
+    depth: q = (1 + sigma_2/sigma_1) / 2 of M = G X^T (1/2 when M has rank one), plus the rounding of sigma_1, sigma_2.
+
+    Derivation. At an optimum theta* (module docstring) grad L_0 = -sigma_1 theta*, so theta - eta grad = 2 theta*
+    and theta* is a fixed point of the step T(theta) = sqrt(L) (theta - eta grad) / ||theta - eta grad||, for any
+    eta > 0. Its Jacobian there is DT = (1/2) (I - P)(I - eta H), P the projection on theta*, H the Hessian of L_0:
+    H theta* = -(L-1) sigma_1 theta* (Euler, L_0 homogeneous of degree L), so H commutes with P and DT is
+    symmetric; its eigenvalues on the tangent space are (1 - h/sigma_1) / 2 over H's eigenvalues h there. Those h
+    are: -sigma_1 along the set of optima (rotating a hidden u_l: W_l += e u_l w^T, W_{l-1} += e w u_{l-2}^T,
+    w orthogonal to u_{l-1}: eigenvalue 1, the step stays optimal), +sigma_1 (the same with -e, and moving the
+    layers' scales apart at a fixed ||theta||: 0), 0 (directions off the rank-one path: 1/2) and +-sigma_k, k >= 2
+    (an end layer turned toward the k-th singular pair of M, paired with the other end: W_L += e p_k .., W_1 += e'
+    .. q_k^T changes L_0 by e e' sigma_k): (1 -+ sigma_k/sigma_1) / 2. So every direction
+    off the set of optima shrinks by at most q = (1 + sigma_2/sigma_1) / 2. At depth 2 this is exact, not only local:
+    the step is a power iteration of I - eta [[0, M^T], [M, 0]] on each hidden unit's (row of W_1, column of W_2),
+    eigenvalues 1 -+ sigma_k/sigma_1. (Checked in tests/unit/bsj25/test_linear.py against the autograd Jacobian,
+    depths 2-5.) With the computed eta = (1 + delta) / sigma_1 the eigenvalues move by at most |delta|; delta and
+    the error of sigma_2 / sigma_1 are within e / (sigma_1 - e), e = gamma_N || |G| |X|^T ||_F + max(shape) eps
+    sigma_1 (``speed_rounding``'s terms)."""
+    m = g @ x.T
+    s = torch.linalg.svdvals(m)
+    s1 = float(s[0])
+    e = gamma(x.shape[1]) * float(torch.linalg.matrix_norm(g.abs() @ x.abs().T)) + max(m.shape) * EPS * s1
+    s2 = float(s[1]) if len(s) > 1 else 0.0
+    return (1 + (s2 + e) / (s1 - e)) / 2 + e / (s1 - e)
+
+
+def search_step_rounding(theta: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor) -> float:
+    """r: a bound on the distance between one computed step of ``linear_search`` from ``theta`` and the exact step
+    T(theta) from it, up to a rescaling (a radial error: it changes neither s_2/s_1 nor the relative balance).
+
+    The gradient's entries are sums of products along a chain of k = ``rounding_depth`` roundings, within gamma_k
+    of the same sums of absolute values: |fl(grad) - grad| <= gamma_k grad A(|theta|) (A: the absolute loss of
+    ``claims.bsj25._saddle.absolute_loss`` at |X|, |G|, computed by the same code). The numerator
+    n = theta - eta grad is then within eta gamma_k ||grad A|| + u eta ||grad|| + u ||n|| (the product with eta, the
+    subtraction); normalizing turns an error of n into one of theta' at most ||theta|| / ||n|| times as large
+    (||n|| = 2 ||theta|| at an optimum), and sqrt(L) n / ||n|| adds two roundings per entry, 2 u ||theta|| (the
+    computed norm and sqrt(L) scale every entry alike: radial)."""
+    u = UNIT_ROUNDOFF
+    eta = 1.0 / optimal_linear_speed(x, g)
+    _, gradient = batched_value_and_gradient(theta[None], shapes, x, g, linear=True)
+    _, absolute = batched_value_and_gradient(theta.abs()[None], shapes, x.abs(), g.abs(), linear=True)
+    size = float(torch.linalg.vector_norm(theta))
+    numerator = float(torch.linalg.vector_norm(theta - eta * gradient[0]))
+    error = (eta * gamma(rounding_depth(shapes, x.shape[1])) * float(torch.linalg.vector_norm(absolute[0]))
+             + u * eta * float(torch.linalg.vector_norm(gradient[0])) + u * numerator)
+    return error * size / numerator + 2 * u * size
+
+
+def search_residue(
+    theta: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, steps: int = LINEAR_SEARCH_STEPS,
+) -> float:
+    """Relative distance ||theta - theta*|| / ||theta|| that an end point ``theta`` of ``linear_search`` (``steps``
+    steps) can be from an exact optimum theta* (rank one and balanced, module docstring), for
+    ``flow_rank_one_tolerance`` and ``flow_balance_tolerance``: (r / (1 - q) + 2 q^steps ||theta||) / ||theta||.
+
+    Each computed step is the exact step T plus an error of size <= r (``search_step_rounding``; radial errors
+    aside). Near the set of optima T shrinks the distance to it by q (``search_contraction``), so the distance
+    d_k after k steps obeys d_{k+1} <= q d_k + r, and d_steps <= q^steps d_0 + r (1 + q + q^2 + ..) <= 2 q^steps
+    ||theta|| + r / (1 - q) (d_0 <= the sphere's diameter). The contraction is T's linearization (second-order
+    terms O(d^2 / ||theta||) are far below r at d ~ r; at depth 2 it is global, a power iteration); that the search
+    did reach the optimum is the separate speed check (s = s*). r is taken at the end point (the last steps, whose
+    errors dominate the sum, are within d of it). A point that is not an optimum gets the same small bound, so the
+    rank-one and balance checks still reject it."""
+    q = search_contraction(x, g)
+    size = float(torch.linalg.vector_norm(theta))
+    return (search_step_rounding(theta, shapes, x, g) / (1 - q) + 2 * q**steps * size) / size
 
 
 def linear_search(
@@ -198,13 +281,15 @@ def flow_relative_error(solution: FlowSolution, start_norm: float) -> float:
 
 
 def flow_rank_one_tolerance(w: torch.Tensor, theta_norm: float, error: float) -> float:
-    """Bound on s_2 / s_1 of a layer of a flow state within relative ``error`` of a rank-one one: s_2 <= ||delta W||_2
+    """Bound on s_2 / s_1 of a layer of a state (a flow's, or a search's end point) within relative ``error`` of a
+    rank-one one: s_2 <= ||delta W||_2
     <= error ||theta||, over s_1(W), plus ``rank_one_rounding``."""
     return error * theta_norm / float(torch.linalg.matrix_norm(w, 2)) + rank_one_rounding(w)
 
 
 def flow_balance_tolerance(weights: Sequence[torch.Tensor], layer: int, theta_norm: float, error: float) -> float:
-    """Bound on ``balance_residuals``[layer - 2] of a flow state within relative ``error`` of a balanced one:
+    """Bound on ``balance_residuals``[layer - 2] of a state (a flow's, or a search's end point) within relative
+    ``error`` of a balanced one:
     ||delta(W^T W)||_F <= 2 ||W||_F ||delta W||_F + ||delta W||_F^2 per Gram, ||delta W||_F <= error ||theta||,
     over ||W_l||_F^2 + ||W_{l-1}||_F^2, plus ``balance_rounding``."""
     frob = torch.linalg.matrix_norm

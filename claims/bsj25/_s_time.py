@@ -8,6 +8,12 @@ flow, ``scipy.integrate.solve_ivp`` DOP853) and records theta where s crosses ea
 evaluations and the local error bound per evaluation (``claims.bsj25._flows.FlowSolution.local_error``'s
 convention): the integrator's tolerance on theta_bar is evaluations x (rtol + sqrt(P) atol / ||theta||).
 ``residual_lipschitz`` and ``residual_rounding`` turn an error on theta_bar into one on the tangential residual.
+
+**Kinks.** Both tolerances assume a smooth right-hand side: DOP853's local error estimate is no bound where a
+hidden preactivation changes sign (a ReLU kink: grad L_0 jumps), and its steps collapse there.
+``sphere_flow(stop_at_kink=True)`` follows a path only while every hidden preactivation keeps its sign at the start
+(a terminal event on the smallest signed preactivation, ``hidden_preactivations``) and raises ``KinkCrossed`` at the
+first change.
 """
 
 from __future__ import annotations
@@ -77,6 +83,26 @@ def s_time_flow(
     return STimeSolution(tuple(float(s) for s in s_targets), thetas, times, count[0], tolerance)
 
 
+class KinkCrossed(ArithmeticError):
+    """The normalized path reached a ReLU kink (a hidden preactivation changed sign) at s-time ``s``."""
+
+    def __init__(self, s: float):
+        super().__init__(f"a hidden preactivation changed sign at s = {s:.6g} (a ReLU kink)")
+        self.s = s
+
+
+def hidden_preactivations(theta: np.ndarray, shapes: Shapes, x: np.ndarray) -> np.ndarray:
+    """Every hidden preactivation (W_l h_{l-1})_{i n}, l = 1..L-1, of every sample, flattened: the functions whose
+    sign changes are the ReLU kinks of L_0 along a path."""
+    inputs, values, start = x, [], 0
+    for rows, cols in shapes[:-1]:
+        z = theta[start : start + rows * cols].reshape(rows, cols) @ inputs
+        values.append(z.reshape(-1))
+        inputs = np.maximum(z, 0.0)
+        start += rows * cols
+    return np.concatenate(values)
+
+
 @dataclass(frozen=True)
 class SphereFlow:
     """The normalized dynamics' theta_bar at each s of ``s_eval`` (rows), the tangential residual
@@ -98,10 +124,13 @@ def tangential_residual(direction: np.ndarray, shapes: Shapes, x: np.ndarray, g:
 
 def sphere_flow(
     direction0: torch.Tensor, shapes: Shapes, x: torch.Tensor, g: torch.Tensor, s_eval: Sequence[float],
-    rtol: float = 1e-12, max_evaluations: int = 20_000,
+    rtol: float = 1e-12, max_evaluations: int = 20_000, stop_at_kink: bool = False,
 ) -> SphereFlow:
     """d theta_bar/ds = -(I - theta_bar theta_bar^T) grad L_0(theta_bar) from ``direction0`` / ||direction0||
-    (Section 2.1's normalized dynamics; DOP853, atol 1e-3 rtol / sqrt(P)), reported at ``s_eval``."""
+    (Section 2.1's normalized dynamics; DOP853, atol 1e-3 rtol / sqrt(P)), reported at ``s_eval``. With
+    ``stop_at_kink``: ``KinkCrossed`` at the first s where a hidden preactivation changes sign (a terminal event on
+    min_k sign_k(0) z_k(s) over the preactivations nonzero at the start, positive while the start's activation
+    pattern holds; an exact 0 is a sample whose layer input is 0, and stays 0 until an earlier one changes sign)."""
     from scipy.integrate import solve_ivp
 
     x_np, g_np = x.numpy(), g.numpy()
@@ -118,7 +147,19 @@ def sphere_flow(
     y0 = (direction0 / torch.linalg.vector_norm(direction0)).numpy().copy()
     atol = 1e-3 * rtol / math.sqrt(size)
     s_eval = np.asarray(s_eval, dtype=float)
-    solution = solve_ivp(rhs, (0.0, float(s_eval[-1])), y0, method="DOP853", rtol=rtol, atol=atol, t_eval=s_eval)
+    events = None
+    if stop_at_kink:
+        signs = np.sign(hidden_preactivations(y0, shapes, x_np))
+        watched = signs != 0
+
+        def pattern_kept(_s, y):
+            return float(np.min((signs * hidden_preactivations(y, shapes, x_np))[watched], initial=np.inf))
+        pattern_kept.terminal = True
+        events = [pattern_kept]
+    solution = solve_ivp(rhs, (0.0, float(s_eval[-1])), y0, method="DOP853", rtol=rtol, atol=atol, t_eval=s_eval,
+                         events=events)
+    if stop_at_kink and len(solution.t_events[0]):
+        raise KinkCrossed(float(solution.t_events[0][0]))
     directions = solution.y.T.copy()
     residuals = np.array([tangential_residual(d, shapes, x_np, g_np) for d in directions])
     tolerance = count[0] * (rtol + math.sqrt(size) * atol)

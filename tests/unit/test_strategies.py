@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import torch
-from hypothesis import find, given
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from claims import count_paths, path_enumeration
-from claims.strategies import dag_networks, datasets, feedforward_networks, input_batches, sign_patterns, weight_vectors
+from claims.strategies import (
+    dag_networks, datasets, feedforward_networks, input_batches, linear_search_cases, s_time_starts, sign_patterns,
+    weight_vectors,
+)
 
 
 def on_input_output_path(network) -> bool:
@@ -57,3 +60,19 @@ def test_datasets_lie_in_the_unit_ball_with_signed_labels(args):
 @given(st.integers(1, 4).flatmap(lambda d: input_batches(d, exact=True)))
 def test_exact_inputs_lie_in_the_unit_l1_ball(rows):
     assert all(sum(abs(c) for c in row) <= 1 for row in rows)
+
+
+@settings(max_examples=20)
+@given(linear_search_cases())
+def test_linear_search_cases_keep_a_spectral_gap(case):
+    instance, depth, width, _ = case
+    singular_values = torch.linalg.svdvals(instance.g @ instance.x.T)
+    assert len(singular_values) < 2 or singular_values[1] <= singular_values[0] / 2
+    assert 2 <= depth <= 5 and 2 <= width <= 5
+
+
+@settings(max_examples=20)
+@given(s_time_starts())
+def test_s_time_starts_are_deep_enough_for_s_to_differ_from_t(case):
+    instance, depth, width, _ = case
+    assert 3 <= depth <= 4 and 2 <= width <= 5 and instance.g.shape[0] <= 2

@@ -232,7 +232,9 @@ CLAIMS: tuple[Claim, ...] = (
             "ds/dt = ||theta||^{L-2} (Section 2.1: t(s) = int_0^s ||theta(s_1)||^{2-L} ds_1) integrated with the flow: "
             "theta_bar at matched s agrees across alpha to the integrator's tolerance, ||theta(s_1)|| / alpha is one "
             "constant, and theta_bar at large s satisfies Definition 2.1's stationarity (rescaled to the "
-            "radius-sqrt(L) sphere) to the flow's remaining motion."
+            "radius-sqrt(L) sphere) to the flow's remaining motion. Starts drawn by Hypothesis (random data, depths "
+            "3-4, widths 2-5); a path is judged only up to s = 100 without a ReLU kink (the integrator's tolerance "
+            "assumes a smooth flow), and its limit only where it has settled; too few such paths make it inconclusive."
         ),
         extraction=(
             "Section 2.2, first paragraph after Proposition 2.2's escape time and the paragraph 'Note that the "
@@ -256,10 +258,12 @@ CLAIMS: tuple[Claim, ...] = (
         tested_as=(
             "Linear networks (no ReLU), L_0 = Tr[G^T W_L ... W_1 X] on ||theta||^2 = L, where the optimal speed is "
             "s* = sigma_1(G X^T) (von Neumann and AM-GM; attained by balanced rank-one layers u_l u_{l-1}^T). Optima "
-            "found by fixed-step projected gradient descent from Gaussian starts (depths 2, 3, 5): s = s*, every layer "
-            "rank one and every pair balanced, to rounding. Gradient flow on L_0 (DOP853, rtol 1e-12) from rank-one "
-            "balanced starts that are not escape directions: rank one and balanced at every report time to the "
-            "integrator's tolerance."
+            "found by fixed-step projected gradient descent from Gaussian starts, on cases drawn by Hypothesis "
+            "(random data with sigma_2(G X^T) <= sigma_1 / 2, the search's power; depths 2-5, widths 2-5): s = s*, "
+            "every layer rank one and every pair balanced, to the rounding an end point of the search carries (its "
+            "steps' rounding over 1 - q, q = (1 + sigma_2/sigma_1) / 2 the step's contraction toward the optima). "
+            "Gradient flow on L_0 (DOP853, rtol 1e-12) from rank-one balanced starts that are not escape directions: "
+            "rank one and balanced at every report time to the integrator's tolerance."
         ),
         extraction=(
             "Section 5, conjecture (3) ('Rank 1 layers remain rank 1 until the next saddle'), second paragraph; the "

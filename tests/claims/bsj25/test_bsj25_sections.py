@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass, replace
 
 import pytest
 from hypothesis import given, settings
 
 from claims import (
     check_close, check_inequality, check_inequality_rejected, check_power, check_property, check_rejected, finding,
-    record_case, record_note,
+    record_case, record_degenerate, record_note,
 )
 from claims.bsj25 import example1_instance, solve_escape, speed_error, sphere_speed_error
 from claims.evidence import count_cases_as, one_case, trajectory_factor
-from claims.strategies import linear_flow_cases
+from claims.strategies import linear_flow_cases, linear_search_cases, s_time_starts
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small tensors: one intra-op thread is fastest
 
 # ---------------------------------------------------------------- BSJ25.FN2 (footnote 2)
 
@@ -133,20 +136,38 @@ S22_TIGHT_RTOL = 1e-13
 """The reference flow's rtol for the estimate of the rtol-1e-12 flow's actual error (scipy floors rtol at 100 eps)."""
 
 
-S22_STARTS = ((0, 100), (0, 1))
-"""(data seed, theta_0 seed) of the trajectories: starts whose flows reach s = 100 without crossing a ReLU kink
-(most random starts do cross one, where DOP853's steps collapse: seeds 1-4 with 100 + seed did, within 20000
-evaluations); the statement's own hypothesis is a flow that converges, and these are the ones the integrator can
-follow to its tolerance."""
+S22_DRAWS = 100
+"""Hypothesis draws of a start (``s_time_starts``: random data d_in 2-4, N 2-8, d_out 1-2, depth 3-4, width 2-5, a
+Gaussian theta_0) per run, x ``trajectory_factor()`` (at most the profile's ``max_examples``). Most are cheap: a path
+that meets a ReLU kink stops there (``S22_KINK``); only the rest are followed by the seven flows a case needs."""
+S22_MIN_JUDGED = 4
+"""The test's power (``check_power``), fixed before the data: at least this many drawn paths reach s = 100 without a
+kink, so that theta_bar's independence of alpha is judged on several data sets and starts."""
+S22_MIN_SETTLED = 2
+"""The test's power on the limit: at least this many of them have settled by s = 100 (residual within K E +
+rounding on all three paths, ``S22_FRAGILE``), so that the convergence to an escape direction is judged at all."""
+
+S22_KINK = ("the path meets a ReLU kink before s = 100 (a hidden preactivation changes sign: grad L_0 jumps, and "
+            "DOP853's error estimate, hence E, bounds nothing across it)")
+"""Why a drawn start is not a case: the integrator's tolerance E (evaluations x local error) assumes a smooth
+right-hand side. Observed on random starts: most meet a kink within s = 10, and DOP853's steps often collapse there
+(20000 evaluations); the two hand-picked starts this test used before crossed kinks at s = 0.75 and 2.2."""
+S22_COLLAPSE = ("DOP853's steps collapse before s = 100 (more than 20000 evaluations) though no preactivation "
+                "changed sign between its steps: the path is not followed to the integrator's tolerance")
+"""Why a drawn start whose path meets no kink at DOP853's steps is still not a case: its steps collapse anyway (a
+preactivation that touches 0 and turns back within one step, which the sign check between steps cannot see)."""
+S22_DEAD = "grad L_0 = 0 at theta_0 (no live path from input to output): theta_bar does not move"
+S22_UNSETTLED = ("the residual at s = 100 is above K E + rounding on a path that has not settled (a finite path "
+                 "cannot show that a limit is not reached: undecided, as every unsettled limit of the suite)")
 
 
 S22_FRAGILE = ("the path's convergence outcome at s = 100 changes under a 1-ulp perturbation of its start "
                f"or at rtol {S22_TIGHT_RTOL:g} (one long path that hinges on rounding is not a case)")
 """Why a path's convergence check is recorded as uninformative: the check r <= K E + rounding is judged on the
 path from theta_0, on the path from theta_0 moved by 1 ulp in every entry (``torch.nextafter``) and on the
-rtol-1e-13 path, each with its own K and E; where they disagree, the outcome hinges on rounding. Observed: the
-three agree on both starts, r ~ 1.5e-12 against K E ~ 5e-9 to 1e-8, under 1 and 2 threads and ATen's default
-kernels alike."""
+rtol-1e-13 path, each with its own K and E; where they disagree, the outcome hinges on rounding. Observed under
+``ci``: they disagree on 1 of the 9 kink-free paths (r = 5.7e-10 against K E + rounding = 2.2e-9 on the path from
+theta_0), the same under 1 and 2 threads."""
 
 
 def s22_converges(sphere, shapes, instance) -> tuple[bool, float, float, float]:
@@ -161,27 +182,80 @@ def s22_converges(sphere, shapes, instance) -> tuple[bool, float, float, float]:
     return residual <= lipschitz * sphere.direction_tolerance + rounding, residual, lipschitz, rounding
 
 
-def s22_cases():
-    """(instance, shapes, theta_0 / ||theta_0||) per start: random data 3 x 6, depth 3, width 4."""
-    import torch
+@functools.lru_cache(maxsize=None)
+def s22_drawn() -> tuple:
+    """The starts Hypothesis draws from ``s_time_starts`` (``S22_DRAWS`` x the profile's factor, at most its
+    ``max_examples``), distinct, in the order drawn; cached per session and worker, so that the claim and its
+    control judge the same draws (the ``ci`` profile is derandomized, ``dev`` fixes one session seed)."""
+    drawn = {}
 
-    from claims.bsj25 import random_instance
+    @settings(max_examples=min(S22_DRAWS * trajectory_factor(), settings.default.max_examples))
+    @given(s_time_starts())
+    def collect(start):
+        instance, depth, width, seed = start
+        drawn.setdefault((instance.name, depth, width, seed), start)
 
-    cases = []
-    for data_seed, theta_seed in S22_STARTS:
-        instance = random_instance(data_seed, 3, 6, 1)
-        shapes = instance.shapes(3, 4)
-        theta0 = torch.randn(sum(r * c for r, c in shapes), generator=torch.Generator().manual_seed(theta_seed),
-                             dtype=torch.float64)
-        cases.append((instance, shapes, theta0 / torch.linalg.vector_norm(theta0)))
-    return cases
+    collect()
+    return tuple(drawn.values())
+
+
+@dataclass(frozen=True)
+class S22Path:
+    """One drawn start and what the claim and its control judge on it: ``dead`` (grad L_0 = 0 at theta_0), else the
+    s where its normalized path meets a kink (``kink``) or the message of an integrator whose steps collapsed
+    (``collapse``), else its normalized path (``sphere``) and the s-time flows from alpha theta_0 (``flows``)."""
+
+    label: str
+    instance: object
+    shapes: tuple
+    theta0: object
+    dead: bool = False
+    kink: float | None = None
+    collapse: str | None = None
+    sphere: object = None
+    flows: dict | None = None
 
 
 @functools.lru_cache(maxsize=None)
-def s22_solved():
-    """(instance, shapes, theta_0 / ||theta_0||, ``s22_flows``) per start (the claim and its control judge the same
-    flows)."""
-    return [(instance, shapes, theta0, s22_flows(instance, shapes, theta0)) for instance, shapes, theta0 in s22_cases()]
+def s22_solved(start) -> S22Path:
+    """``S22Path`` of a drawn start (cached: the claim and its control judge the same flows). The normalized path is
+    followed first, to its first kink at most (``sphere_flow(stop_at_kink=True)``), and the flows in t only on a
+    path without one; ``collapse`` holds the integrator's message where its steps collapse all the same."""
+    import torch
+
+    from claims.bsj25 import KinkCrossed, loss_of_theta, sphere_flow
+
+    instance, depth, width, seed = start
+    shapes = instance.shapes(depth, width)
+    theta0 = torch.randn(sum(r * c for r, c in shapes), generator=torch.Generator().manual_seed(seed),
+                         dtype=torch.float64)
+    theta0 = theta0 / torch.linalg.vector_norm(theta0)
+    path = S22Path(f"{instance.name}, L = {depth}, width {width}, theta_0 seed {seed}", instance, shapes, theta0)
+    if not bool(torch.func.grad(loss_of_theta(shapes, instance.x, instance.g))(theta0).any()):
+        return replace(path, dead=True)
+    try:
+        sphere = sphere_flow(theta0, shapes, instance.x, instance.g, S22_S + S22_S_END, stop_at_kink=True)
+        flows = s22_flows(instance, shapes, theta0)
+    except KinkCrossed as crossing:
+        return replace(path, kink=crossing.s)
+    except ArithmeticError as stalled:
+        return replace(path, collapse=str(stalled))
+    return replace(path, sphere=sphere, flows=flows)
+
+
+def s22_outcome(direction0, path, rtol=1e-12):
+    """The convergence outcome at s = 100 of the normalized path from ``direction0`` (``s22_converges``), or "kink"
+    where it meets one first, "collapse" where DOP853's steps collapse."""
+    from claims.bsj25 import KinkCrossed, sphere_flow
+
+    try:
+        sphere = sphere_flow(direction0, path.shapes, path.instance.x, path.instance.g, S22_S + S22_S_END, rtol=rtol,
+                             stop_at_kink=True)
+    except KinkCrossed:
+        return "kink", None
+    except ArithmeticError:
+        return "collapse", None
+    return s22_converges(sphere, path.shapes, path.instance)[0], sphere
 
 
 def s22_flows(instance, shapes, theta0):
@@ -219,80 +293,115 @@ def norm_over_alpha(power):
 
 @S22
 def test_direction_in_s_time_does_not_depend_on_alpha():
-    """Section 2.2: gradient flow on L_0 from alpha theta_0, alpha = 1e-2, 1e-3, 1e-4 (depth 3, where t does scale
-    with alpha): theta_bar at s = 0.5, 1, 2, 4 is the same for every alpha, ||theta(s_1)|| / alpha (s_1 = 4) is one
-    constant C, and theta_bar(s) (Section 2.1's normalized dynamics, integrated in s) converges to an escape
-    direction: its tangential residual r = ||(I - theta_bar theta_bar^T) grad L_0|| / ||grad L_0|| at s = 100 is
-    within K E + the rounding of r, E the integrator's tolerance on theta_bar and K = ||P (H - lambda I) P|| /
-    ||grad L_0|| + r (``residual_lipschitz``: the first-order change of r per unit change of theta_bar, derived in
-    its docstring), and theta_bar from the normalized dynamics equals the flow's at s = 0.5..4. E itself (the
-    suite's per-evaluation convention, evaluations x local error) is compared, in a finding, with an estimate of the
-    actual error: the same flow at rtol 1e-13."""
+    """Section 2.2: gradient flow on L_0 from alpha theta_0, alpha = 1e-2, 1e-3, 1e-4, from starts Hypothesis draws
+    (``s_time_starts``: random data, depth 3-4, where t does scale with alpha, widths 2-5, Gaussian theta_0):
+    theta_bar at s = 0.5, 1, 2, 4 is the same for every alpha, ||theta(s_1)|| / alpha (s_1 = 4) is one constant C,
+    and theta_bar(s) (Section 2.1's normalized dynamics, integrated in s) converges to an escape direction: its
+    tangential residual r = ||(I - theta_bar theta_bar^T) grad L_0|| / ||grad L_0|| at s = 100 is within K E + the
+    rounding of r, E the integrator's tolerance on theta_bar and K = ||P (H - lambda I) P|| / ||grad L_0|| + r
+    (``residual_lipschitz``: the first-order change of r per unit change of theta_bar, derived in its docstring), and
+    theta_bar from the normalized dynamics equals the flow's at s = 0.5..4. A case is a path that reaches s = 100
+    without a ReLU kink (E bounds nothing across one: ``S22_KINK``); a path whose residual has not settled by s = 100
+    is undecided (``S22_UNSETTLED``), one whose outcome moves with 1 ulp or rtol is uninformative (``S22_FRAGILE``).
+    Power (``check_power``, fixed before the data): ``S22_MIN_JUDGED`` kink-free paths, ``S22_MIN_SETTLED`` of them
+    settled; fewer make the claim inconclusive. E itself (the suite's per-evaluation convention, evaluations x local
+    error) is compared, in a finding, with an estimate of the actual error: the same flow at rtol 1e-13."""
     import torch
 
-    from claims.bsj25 import sphere_flow
-
     count_cases_as("trajectories")
-    notes, fragile = [], []
-    for instance, shapes, theta0, flows in s22_solved():
+    notes, kinks, dead, collapsed, judged, settled, fragile = [], [], 0, 0, 0, 0, []
+    starts = s22_drawn()
+    for start in starts:
+        path = s22_solved(start)
+        if path.dead:
+            record_degenerate(S22_DEAD, start=path.label)
+            dead += 1
+            continue
+        if path.kink is not None:
+            record_case(0.0, 1.0, uninformative=S22_KINK, check_kind="identity", start=path.label, kink_s=path.kink)
+            kinks.append(path.kink)
+            continue
+        if path.collapse is not None:
+            record_case(0.0, 1.0, uninformative=S22_COLLAPSE, check_kind="identity", start=path.label,
+                        message=path.collapse)
+            collapsed += 1
+            continue
+        judged += 1
+        instance, shapes, theta0, flows, sphere = path.instance, path.shapes, path.theta0, path.flows, path.sphere
         with one_case():
-            alpha_invariance_check(flows, directions, identity="theta_bar(s) independent of alpha",
-                                   instance=instance.name)
-            alpha_invariance_check(flows, norm_over_alpha(1), identity="||theta(s_1)|| = C alpha",
-                                   instance=instance.name)
-            sphere = sphere_flow(theta0, shapes, instance.x, instance.g, S22_S + S22_S_END)
+            alpha_invariance_check(flows, directions, identity="theta_bar(s) independent of alpha", start=path.label)
+            alpha_invariance_check(flows, norm_over_alpha(1), identity="||theta(s_1)|| = C alpha", start=path.label)
             reference = flows[S22_ALPHAS[0]]
             check_close(sphere.directions[: len(S22_S)], directions(None, reference),
                         sphere.direction_tolerance + reference.direction_tolerance, scale=1.0,
-                        identity="normalized dynamics in s = the flow's theta_bar(s)", instance=instance.name)
+                        identity="normalized dynamics in s = the flow's theta_bar(s)", start=path.label)
             converges, residual, lipschitz, rounding = s22_converges(sphere, shapes, instance)
-            s_eval = S22_S + S22_S_END
-            tight = sphere_flow(theta0, shapes, instance.x, instance.g, s_eval, rtol=S22_TIGHT_RTOL)
             start_ulp = torch.nextafter(theta0, torch.full_like(theta0, math.inf))  # every entry 1 ulp up
-            nudged = sphere_flow(start_ulp, shapes, instance.x, instance.g, s_eval)
-            outcomes = [converges] + [s22_converges(path, shapes, instance)[0] for path in (nudged, tight)]
+            nudged, _ = s22_outcome(start_ulp, path)
+            tightened, tight = s22_outcome(theta0, path, rtol=S22_TIGHT_RTOL)
+            outcomes = [converges, nudged, tightened]
             details = dict(lhs_range=(0.0, 1.0), statement="theta_bar(s) converges to an escape direction",
-                           s=float(S22_S_END[-1]), instance=instance.name, K=lipschitz,
-                           E=sphere.direction_tolerance, outcomes_start_ulp_tight=outcomes)
+                           s=float(S22_S_END[-1]), start=path.label, K=lipschitz, E=sphere.direction_tolerance,
+                           outcomes_start_ulp_tight=outcomes)
+            excess = max(0.0, residual - lipschitz * sphere.direction_tolerance)
             if len(set(outcomes)) > 1:
-                record_case(max(0.0, residual - lipschitz * sphere.direction_tolerance), rounding,
-                            uninformative=S22_FRAGILE, check_kind="inequality", **details)
-                fragile.append(instance.name)
-            else:
+                record_case(excess, rounding, uninformative=S22_FRAGILE, check_kind="inequality", **details)
+                fragile.append(path.label)
+            elif converges:
                 check_inequality(residual, lipschitz * sphere.direction_tolerance, rounding, **details)
-            with finding("the integrator's tolerance E on theta_bar bounds its error (estimated against rtol 1e-13)"):
-                error = float(torch.linalg.vector_norm(sphere.directions - tight.directions, dim=1).max())
-                check_inequality(error, sphere.direction_tolerance, 0.0, lhs_range=(0.0, 2.0), instance=instance.name,
-                                 label="E", tight_rtol=S22_TIGHT_RTOL)
-            lines = (f"K = {lipschitz:.6g} (L - 1 = {len(shapes) - 1}), E = {sphere.direction_tolerance:.3g}, "
-                     f"tolerance K E + rounding = {lipschitz * sphere.direction_tolerance + rounding:.3g} against r = "
-                     f"{float(sphere.residuals[-1]):.3g}; max |theta_bar(rtol 1e-12) - theta_bar(rtol 1e-13)| = "
-                     f"{error:.3g} <= E")
+                settled += 1
+            else:
+                record_case(excess, rounding, uninformative=S22_UNSETTLED, check_kind="inequality", **details)
+            error = None
+            if tight is not None:
+                with finding("the integrator's tolerance E on theta_bar bounds its error (estimated against rtol "
+                             "1e-13)"):
+                    error = float(torch.linalg.vector_norm(sphere.directions - tight.directions, dim=1).max())
+                    check_inequality(error, sphere.direction_tolerance, 0.0, lhs_range=(0.0, 2.0), start=path.label,
+                                     label="E", tight_rtol=S22_TIGHT_RTOL)
         constant = float(torch.linalg.vector_norm(reference.thetas[-1]) / S22_ALPHAS[0])
-        notes.append(f"{instance.name}: C = {constant:.12g} at s_1 = {S22_S[-1]:g}; t(s_1) = "
+        notes.append(f"{path.label}: C = {constant:.12g} at s_1 = {S22_S[-1]:g}; t(s_1) = "
                      + ", ".join(f"{flows[a].times[-1]:.6g} (alpha {a:g})" for a in S22_ALPHAS)
                      + "; tangential residual at s = "
                      + ", ".join(f"{s:g}: {r:.2e}" for s, r in
                                  zip(sphere.s_eval[len(S22_S):], sphere.residuals[len(S22_S):], strict=True))
-                     + "; " + lines)
-    agreement = f"they disagree on {', '.join(fragile)} (uninformative)" if fragile else "they agree on each"
-    record_note("Section 2.2 (depth 3, width 4, random data 3 x 6): " + "; ".join(notes) + ". Convergence at "
-                "s = 100 is judged where the path from theta_0, the path from theta_0 moved by 1 ulp and the "
-                f"rtol {S22_TIGHT_RTOL:g} path agree on it: {agreement}.")
+                     + f"; K = {lipschitz:.6g}, E = {sphere.direction_tolerance:.3g}, K E + rounding = "
+                     f"{lipschitz * sphere.direction_tolerance + rounding:.3g}"
+                     + ("" if error is None else
+                        f"; max |theta_bar(rtol 1e-12) - theta_bar(rtol 1e-13)| = {error:.3g}"))
+    check_power(judged >= S22_MIN_JUDGED, f"at least {S22_MIN_JUDGED} drawn paths reach s = 100 without a ReLU kink",
+                drawn=len(starts), judged=judged, meeting_a_kink=len(kinks), collapsing=collapsed, dead=dead)
+    check_power(settled >= S22_MIN_SETTLED, f"at least {S22_MIN_SETTLED} of the kink-free paths settle by s = 100 "
+                "(r within K E + rounding on the path, its 1-ulp neighbour and its rtol-1e-13 twin)", judged=judged,
+                settled=settled, fragile=len(fragile))
+    kink_s = (f" (at s = {min(kinks):.3g} to {max(kinks):.3g}, median {sorted(kinks)[len(kinks) // 2]:.3g})"
+              if kinks else "")
+    record_note(f"Section 2.2, {len(starts)} starts drawn by Hypothesis (random data d_in 2-4, N 2-8, d_out 1-2, "
+                f"depth 3-4, width 2-5, Gaussian theta_0): {len(kinks)} meet a ReLU kink before s = 100{kink_s}, "
+                f"{collapsed} collapse DOP853's steps without a sign change seen, {dead} have grad L_0 = 0 at "
+                f"theta_0, {judged} reach s = 100 without a kink and are judged, "
+                f"{settled} of them settled by s = 100 (the convergence judged where the path, its 1-ulp neighbour "
+                f"and its rtol-{S22_TIGHT_RTOL:g} twin agree"
+                + (f"; they disagree on {', '.join(fragile)}" if fragile else "") + "). "
+                + "; ".join(notes) + ("." if notes else ""))
 
 
 @S22_CONTROL
 def test_perturbed_scalings_are_rejected():
-    """Controls, the same invariance check with the statement perturbed: ||theta(s_1)|| = C alpha^2 (the norm over
-    alpha^2 is not one constant), and theta_bar compared at matched time t (the t at which the smallest alpha reached
-    each s) instead of matched s: rejected."""
+    """Controls, the same invariance check on the same drawn starts (those the claim judges: a path to s = 100
+    without a kink) with the statement perturbed: ||theta(s_1)|| = C alpha^2 (the norm over alpha^2 is not one
+    constant), and theta_bar compared at matched time t (the t at which the smallest alpha reached each s) instead of
+    matched s: rejected."""
     count_cases_as("trajectories")
-    for instance, shapes, theta0, flows in s22_solved():
-        alpha_invariance_check(flows, norm_over_alpha(2), check=check_rejected, perturbed="||theta(s_1)|| = C alpha^2",
-                               instance=instance.name)
-        alpha_invariance_check(flows, lambda _a, solution: __import__("torch").from_numpy(solution.times),
+    for start in s22_drawn():
+        path = s22_solved(start)
+        if path.flows is None:
+            continue
+        alpha_invariance_check(path.flows, norm_over_alpha(2), check=check_rejected,
+                               perturbed="||theta(s_1)|| = C alpha^2", start=path.label)
+        alpha_invariance_check(path.flows, lambda _a, solution: __import__("torch").from_numpy(solution.times),
                                check=check_rejected, perturbed="s_1 replaced by t_1: t(s_1) independent of alpha",
-                               instance=instance.name)
+                               start=path.label)
 
 
 # ---------------------------------------------------------------- BSJ25.S5 (Section 5, conjecture (3))
@@ -300,12 +409,15 @@ def test_perturbed_scalings_are_rejected():
 S5 = pytest.mark.claim("BSJ25.S5")
 S5_CONTROL = pytest.mark.claim("BSJ25.S5", negative_control=True)
 
-S5_DEPTHS = (2, 3, 5)
-S5_WIDTH = 5
+S5_SEARCHES = 60
+"""Hypothesis draws of a search case (``linear_search_cases``: random data d_in 2-4, N 2-8, d_out 1-3 with
+sigma_2(G X^T) <= sigma_1 / 2, depths 2-5, widths 2-5, the restarts' seed) per run, x ``trajectory_factor()`` (at most
+the profile's ``max_examples``). Each costs a search and ~100 checks (~0.2 s on one thread); the control judges the
+same draws."""
+S5_MIN_SEARCHES = 12
+"""The test's power (``check_power``), fixed before the data: at least this many distinct drawn searches judged."""
 S5_RESTARTS = 16
-"""Gaussian restarts of the linear search per (instance, depth)."""
-S5_INSTANCES = (0, 1)
-"""Data seeds: random X (4 x 8) and G (3 x 8), ``random_instance``."""
+"""Gaussian restarts of the linear search per drawn case."""
 S5_FLOW_EXAMPLES = 30
 """Hypothesis examples of the flow test (each flow costs ~20 ms; x ``trajectory_factor()`` under nightly)."""
 S5_FLOW_HORIZON = 0.8
@@ -327,69 +439,99 @@ def s5_flow_times(instance, depth, scale):
     return tuple(end * k / 4 for k in (1, 2, 3, 4))
 
 
+@functools.lru_cache(maxsize=None)
 def s5_searches():
-    """(label, instance, shapes, starts, finals) per data seed and depth: the linear search's restarts and ends."""
-    from claims.bsj25 import linear_search, random_instance
+    """(label, instance, shapes, starts, finals) per search case Hypothesis draws from ``linear_search_cases``
+    (distinct, in the order drawn): the linear search's restarts and ends. Cached per session and worker, so that the
+    claim and its control judge the same draws (``ci`` is derandomized, ``dev`` fixes one session seed)."""
+    from claims.bsj25 import linear_search
 
+    drawn = {}
+
+    @settings(max_examples=min(S5_SEARCHES * trajectory_factor(), settings.default.max_examples))
+    @given(linear_search_cases())
+    def collect(case):
+        instance, depth, width, seed = case
+        drawn.setdefault((instance.name, depth, width, seed), case)
+
+    collect()
     cases = []
-    for data_seed in S5_INSTANCES:
-        instance = random_instance(data_seed, 4, 8, 3)
-        for depth in S5_DEPTHS:
-            shapes = instance.shapes(depth, S5_WIDTH)
-            starts, finals = linear_search(instance.x, instance.g, shapes, S5_RESTARTS, seed=100 * data_seed + depth)
-            cases.append((f"{instance.name}, L = {depth}", instance, shapes, starts, finals))
-    return cases
+    for instance, depth, width, seed in drawn.values():
+        shapes = instance.shapes(depth, width)
+        starts, finals = linear_search(instance.x, instance.g, shapes, S5_RESTARTS, seed=seed)
+        cases.append((f"{instance.name}, L = {depth}, width {width}, restarts seed {seed}", instance, shapes, starts,
+                      finals))
+    return tuple(cases)
 
 
 def optimum_structure_check(instance, shapes, thetas, check=check_close, **details):
-    """At each point of ``thetas`` (radius-sqrt(L) sphere): its speed -L_0 equals s* = sigma_1(G X^T) (absolute
-    tolerance ``speed_rounding``: L_0's and the SVD's float64 error), every layer is rank one (s_2/s_1 against
-    max(shape) eps, the rank cutoff) and every consecutive pair is balanced (the relative Gram difference against
-    ``balance_rounding``); returns the worst rank ratio and balance residual."""
+    """At each point of ``thetas`` (radius-sqrt(L) sphere), an end point of the 400-step linear search: its speed -L_0
+    equals s* = sigma_1(G X^T) (absolute tolerance ``speed_rounding``: L_0's and the SVD's float64 error, and the
+    stored point's own rounding off the sphere), every
+    layer is rank one and every consecutive pair balanced, to within what a search end point can carry: the
+    distance ``search_residue`` (the step's rounding r over 1 - q, q its contraction toward the optima) from an exact
+    rank-one balanced optimum, propagated into s_2/s_1 (``flow_rank_one_tolerance``, which adds max(shape) eps) and
+    into the relative Gram difference (``flow_balance_tolerance``, which adds ``balance_rounding``). Returns the
+    worst rank ratio, balance residual and fraction of its tolerance among the rank and balance checks."""
     from claims.bsj25 import (
-        balance_residuals, balance_rounding, linear_speed, optimal_linear_speed, rank_one_ratios, rank_one_rounding,
-        speed_rounding, unflatten,
+        balance_residuals, flow_balance_tolerance, flow_rank_one_tolerance, linear_speed,
+        optimal_linear_speed, rank_one_ratios, search_residue, speed_rounding, unflatten,
     )
 
     best = optimal_linear_speed(instance.x, instance.g)
-    worst_ratio = worst_balance = 0.0
+    worst_ratio = worst_balance = worst_fraction = 0.0
     for index, theta in enumerate(thetas):
         weights = unflatten(theta, shapes)
+        size = float(theta.norm())
+        residue = search_residue(theta, shapes, instance.x, instance.g)
         check(linear_speed(theta, shapes, instance.x, instance.g), best,
               speed_rounding(theta, shapes, instance.x, instance.g), identity="s = s* = sigma_1(G X^T)", point=index,
               **details)
         for layer, (w, ratio) in enumerate(zip(weights, rank_one_ratios(weights), strict=True), start=1):
             if min(w.shape) > 1:
-                check(ratio, 0.0, rank_one_rounding(w), identity="s_2(W_l) / s_1(W_l) = 0 (rank one)", layer=layer,
+                tolerance = flow_rank_one_tolerance(w, size, residue)
+                check(ratio, 0.0, tolerance, identity="s_2(W_l) / s_1(W_l) = 0 (rank one)", layer=layer,
                       point=index, **details)
-                worst_ratio = max(worst_ratio, ratio)
+                worst_ratio, worst_fraction = max(worst_ratio, ratio), max(worst_fraction, ratio / tolerance)
         for layer, residual in enumerate(balance_residuals(weights), start=2):
-            check(residual, 0.0, balance_rounding(weights, layer),
-                  identity="W_l^T W_l = W_{l-1} W_{l-1}^T (balanced)", layer=layer, point=index, **details)
-            worst_balance = max(worst_balance, residual)
-    return worst_ratio, worst_balance
+            tolerance = flow_balance_tolerance(weights, layer, size, residue)
+            check(residual, 0.0, tolerance, identity="W_l^T W_l = W_{l-1} W_{l-1}^T (balanced)", layer=layer,
+                  point=index, **details)
+            worst_balance, worst_fraction = max(worst_balance, residual), max(worst_fraction, residual / tolerance)
+    return worst_ratio, worst_balance, worst_fraction
 
 
 @S5
 def test_linear_optimal_escape_direction_is_rank_one_and_balanced():
     """Section 5: in linear networks the optimal escape direction is rank 1 and balanced. Projected gradient descent
-    on ||theta||^2 = L from Gaussian starts (16 per case; depths 2, 3, 5, width 5, two random data sets): every end
-    point attains s* = sigma_1(G X^T) (the derived optimum) to the rounding of s, and every layer is rank one and
-    every pair balanced to rounding; informative: the starts are neither (their s_2/s_1 and balance residuals are
-    O(1), recorded)."""
+    on ||theta||^2 = L from Gaussian starts (16 per case) on cases Hypothesis draws (``linear_search_cases``: random
+    data with sigma_2(G X^T) <= sigma_1 / 2, the search's power, depths 2-5, widths 2-5): every end point attains
+    s* = sigma_1(G X^T) (the derived optimum) to the rounding of s, and every layer is rank one and every pair
+    balanced to the rounding an end point carries (``optimum_structure_check``); informative: the starts are neither
+    (their s_2/s_1 and balance residuals are O(1), recorded). Each drawn search is one case; power
+    (``check_power``): at least ``S5_MIN_SEARCHES`` of them."""
     from claims.bsj25 import balance_residuals, rank_one_ratios, unflatten
 
     count_cases_as("optima")
     lines = []
     for label, instance, shapes, starts, finals in s5_searches():
         with one_case():
-            ratio, balance = optimum_structure_check(instance, shapes, finals, case=label)
+            ratio, balance, fraction = optimum_structure_check(instance, shapes, finals, case=label)
         start_ratio = min(min(r for r, w in zip(rank_one_ratios(ws), ws, strict=True) if min(w.shape) > 1)
                           for ws in (unflatten(t, shapes) for t in starts))
         start_balance = min(min(balance_residuals(unflatten(t, shapes))) for t in starts)
-        lines.append(f"{label}: worst s2/s1 {ratio:.2e}, worst balance residual {balance:.2e} (starts: smallest "
+        lines.append(f"{label}: worst s2/s1 {ratio:.2e}, worst balance residual {balance:.2e} ({fraction:.2f} of "
+                     f"its tolerance; starts: smallest "
                      f"s2/s1 {start_ratio:.2f}, smallest balance residual {start_balance:.2f})")
-    record_note("Section 5, linear optima (fixed-step projected gradient descent, 400 steps, eta = 1/sigma_1(G X^T)): "
+    check_power(len(lines) >= S5_MIN_SEARCHES, f"at least {S5_MIN_SEARCHES} distinct drawn searches judged",
+                searches=len(lines))
+    record_note("Section 5, linear optima (fixed-step projected gradient descent, 400 steps, eta = 1/sigma_1(G X^T)) "
+                f"on {len(lines)} searches drawn by Hypothesis (random data d_in 2-4, N 2-8, d_out 1-3 with "
+                "sigma_2(G X^T) <= sigma_1 / 2: at depth 2 the search's step is a power iteration that shrinks the "
+                "sigma_2 direction by (1 + sigma_2/sigma_1)/2 <= 3/4 per step; near sigma_2 = sigma_1 its 400 steps "
+                "end 1e-8 away from the optimum, beyond the search's power, not the statement's; rank one and "
+                "balanced to the rounding an end point carries, its steps' rounding over 1 - q, q = (1 + "
+                "sigma_2/sigma_1)/2 the step's contraction toward the optima at any depth): "
                 + "; ".join(lines) + ".")
 
 
