@@ -19,12 +19,23 @@ from claims.report._errata import HTML_ANCHOR, claim_errata_line, errata_html, p
 from claims.report._model import report_digest
 from claims.report._parts import (
     BEYOND_PAPERS,
+    SHOWN_NOTE,
+    EVIDENCE_HEADER,
+    GLOSSARY,
+    GLOSSARY_ANCHOR,
     LEGEND,
     SETTING_HEADER,
     SUMMARY_HEADER,
     TEST_HEADER,
     Markup,
     claim_heading,
+    claim_notes,
+    clipped,
+    shown_notes,
+    tests_line,
+    unusual_tests,
+    evidence_rows,
+    rule_lines,
     statement_label,
     counterexample_parts,
     finding_parts,
@@ -44,8 +55,10 @@ from claims.report._parts import (
     violation_parts,
 )
 
-OPEN_TESTS = 12
-"""A claim's per-test table is shown open up to this many tests, folded beyond."""
+DETAILS_FOLDED = ("A claim's Details (folded) hold how the suite reads it, why, its setting, counterexamples, the "
+                  "tests that did not pass, findings, its first note and the rules its notes name; every test's row "
+                  "and every note in full: python -m claims show ID, or claims.json.")
+"""Said once above the summary table: what a claim's folded details hold, and where the rest is."""
 
 
 def _escape(text: Any) -> str:
@@ -124,49 +137,88 @@ def _list(items: list[str]) -> str:
     return "<ul>" + "".join(f"<li>{_escape(item)}</li>" for item in items) + "</ul>" if items else ""
 
 
+EMBEDDED_SCALE = 0.62
+EMBEDDED_COLORS = 16
+"""A figure is embedded in claims.html at this share of its PNG's width and height (a 6 x 4 in figure: 335 x 223
+pixels, 56 dpi), with a palette of this many colors: legible on screen, and the page stays within its budget
+(``claims.report._lint.BUDGETS``) with every figure in it. The full-size PNG is in figures/."""
+
+
+def embedded_png(png: bytes) -> bytes:
+    """``png`` scaled by ``EMBEDDED_SCALE`` (Lanczos) and stored with ``EMBEDDED_COLORS`` colors."""
+    import io
+
+    from PIL import Image  # matplotlib's own dependency; imported on the first figure
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    size = (max(1, round(image.width * EMBEDDED_SCALE)), max(1, round(image.height * EMBEDDED_SCALE)))
+    out = io.BytesIO()
+    image.resize(size, Image.Resampling.LANCZOS).quantize(
+        colors=EMBEDDED_COLORS, method=Image.Quantize.FASTOCTREE).save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def _alt(caption: str) -> str:
+    """A figure's alternative text: its caption's first clause (the caption itself is printed below it)."""
+    first = caption.split(";")[0].split(": ")[0]
+    return first if len(first) <= 80 else first[:77].rstrip() + "..."
+
+
 def _figure(figure: dict[str, Any], figures: Mapping[str, bytes] | Path | None) -> str:
     png = _figure_source(figures, figure["path"])
-    caption = f"{_escape(figure['caption'])} (<code>{_escape(figure['nodeid'])}</code>, {_escape(figure['path'])})"
+    caption = f'{_escape(figure["caption"].replace("[", "(").replace("]", ")"))} (full size: {_escape(figure["path"])})'
     if png is None:
         return f"<figure><figcaption>{caption}: figure file missing</figcaption></figure>"
-    data = base64.b64encode(png).decode("ascii")
+    data = base64.b64encode(embedded_png(png)).decode("ascii")
     return (
-        f'<figure><img src="data:image/png;base64,{data}" alt="{_escape(figure["caption"])}">'
+        f'<figure><img src="data:image/png;base64,{data}" alt="{_escape(_alt(figure["caption"]))}">'
         f"<figcaption>{caption}</figcaption></figure>"
     )
 
 
 def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None) -> str:
+    """One claim's section in three layers: the statement and the verdict sentence with its scale; the deciding
+    evidence (``evidence_rows``), the correction and errata; the figures; then the details, folded."""
     claim_id = _escape(c["id"])
     out = [
         f'<section id="{claim_id}" class="claim">',
         f'<h2><a href="#{claim_id}">{_escape(claim_heading(c))}</a></h2>',
         f'<p class="statement">{statement_label(c)}: {_escape(c["statement"])}</p>',
-        *(['<h3>How the suite reads it</h3>'] + [f"<p>{HTML.join(parts)}</p>" for parts in reading_parts(c)]
-          if reading_parts(c) else []),
         f'<p class="verdict-line v-{_escape(c["verdict"])}">{HTML.join(verdict_parts(c))}</p>',
-        _list(c["why"] + power_lines(c)),
-        _table(SETTING_HEADER, setting_rows(c)) if setting_rows(c) else "",
+        _table(EVIDENCE_HEADER, evidence_rows(c)) if evidence_rows(c) else "",
     ]
-    for failure in c["violations"]:
-        out.append(f"<p>{HTML.join(violation_parts(failure))}</p>")
-        if failure["falsifying_example"]:
-            out.append(f"<pre>{_escape(failure['falsifying_example'])}</pre>")
-    out += [f"<p>{HTML.join(counterexample_parts(ce))}</p>" for ce in c["counterexamples"]]
     if c["correction"]:
         out.append(f"<p>Correction: {_escape(c['correction'])}</p>")
     if claim_errata_line(c):
         links = ", ".join(f'<a href="#{_escape(e["id"])}">{_escape(e["id"])}</a>' for e in c["errata"])
         out.append(f"<p>Errata ({links}): {_escape(claim_errata_line(c).removeprefix('Errata: '))}</p>")
-    if c["evidence"]:
-        table = _table(TEST_HEADER, [test_cells(t, HTML) for t in c["evidence"]], raw=True)
-        opened = " open" if len(c["evidence"]) <= OPEN_TESTS else ""
-        out.append(f"<details{opened}><summary>Tests ({len(c['evidence'])})</summary>{table}</details>")
-    for name, f in c["findings"].items():
-        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(f["notes"]))
-    out.append(_list(c["notes"]))
     out += [_figure(figure, figures) for figure in c.get("figures", [])]
+    out.append(f"<details><summary>Details</summary>{_details(c)}</details>")
     out.append("</section>")
+    return "\n".join(part for part in out if part)
+
+
+def _details(c: dict[str, Any]) -> str:
+    """A claim's folded details: how the suite reads it, why, the setting, failures and counterexamples, the
+    tests, findings, notes and the rules they name."""
+    out = [f"<p>{HTML.join(parts)}</p>" for parts in reading_parts(c)]
+    out += [_list(c["why"] + power_lines(c)), _table(SETTING_HEADER, setting_rows(c)) if setting_rows(c) else ""]
+    for failure in c["violations"]:
+        out.append(f"<p>{HTML.join(violation_parts(failure))}</p>")
+        if failure["falsifying_example"]:
+            out.append(f"<pre>{_escape(failure['falsifying_example'])}</pre>")
+    for ce in c["counterexamples"]:
+        parts = counterexample_parts(ce)
+        out.append(f"<p>{HTML.join(parts[:-1] + [clipped(parts[-1], SHOWN_NOTE)])}</p>")
+    if c["evidence"]:
+        out.append(f"<p>{_escape(tests_line(c))}.</p>")
+        unusual = unusual_tests(c)
+        if unusual:
+            out.append(_table(TEST_HEADER, [test_cells(t, HTML) for t in unusual], raw=True))
+    rules, notes, finding_notes = claim_notes(c)
+    for name, f in c["findings"].items():
+        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(shown_notes(finding_notes[name], c["id"])))
+    out += [_list(shown_notes(notes, c["id"])), _list(rule_lines(rules))]
     return "\n".join(part for part in out if part)
 
 
@@ -183,7 +235,8 @@ def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | No
         f"<p>{HTML.join(partial)}</p>" if partial else "",
         "<p>" + "<br>\n".join(HTML.join(parts) for parts in run_lines(report)) + "</p>",
         f"<p>{HTML.join(papers_parts(report))}</p>",
-        f"<p>{HTML.join(LEGEND)}</p>",
+        f'<p>{HTML.join(LEGEND)} (<a href="#{GLOSSARY_ANCHOR}">Glossary</a>)</p>',
+        f"<p>{_escape(DETAILS_FOLDED)}</p>",
         _summary_table(paper_claims(report)),
         *((f"<h2>Questions beyond the papers</h2><p>{_escape(BEYOND_PAPERS)}</p>",
            _summary_table(beyond_paper_claims(report))) if beyond_paper_claims(report) else ()),
@@ -192,6 +245,7 @@ def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | No
         "after the claims.</p>",
         *(_claim_section(c, figures) for c in report["claims"]),
         errata_html(report),
+        f'<section id="{GLOSSARY_ANCHOR}"><h2>Glossary</h2><p>{HTML.join(GLOSSARY)}</p></section>',
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

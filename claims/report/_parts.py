@@ -6,6 +6,7 @@ the one-line summary (``summary_line``, printed by the plugin too) and how numbe
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -14,9 +15,11 @@ from claims.evidence._paper import SUITES_QUESTION
 from claims.report._headline import (
     case_text,
     claim_headline,
+    claim_trends,
     entry_kinds,
     format_error,
     format_number,
+    kind_items,
     kind_lines,
     reading,
     per_test_headline,
@@ -163,7 +166,7 @@ def papers_parts(report: dict[str, Any]) -> Parts:
     return parts + ["."]
 
 
-LEGEND: Parts = [
+GLOSSARY: Parts = [
     "Cases are Hypothesis examples (or checks outside ", Code("@given"), "; trajectories, runs, optima where a "
     "test says so) with a non-degenerate check, shown as informative / all: a case is informative when its check "
     "could have come out the other way on it (not a bound above the largest value its left side can take, a left "
@@ -185,6 +188,18 @@ LEGEND: Parts = [
     "no case where its statement held shows its counterexamples. The negative control is ", Code("rejected"),
     " when every control of the claim ran and the same check refused its cases, so the check is shown able to fail.",
 ]
+
+GLOSSARY_ANCHOR = "glossary"
+"""The id (HTML) and heading (Markdown) of the glossary section, which holds ``GLOSSARY``."""
+
+LEGEND: Parts = [
+    "A case is a check that could have come out the other way (informative / all cases); ", Strong("Headline"),
+    ": the figures that fit each kind of check, against its tolerance or rule; the negative control is ",
+    Code("rejected"), " when the same check refused its perturbed cases. Each claim's section opens with its "
+    "verdict, then the deciding evidence, figures and folded details. Terms: see the glossary at the end.",
+]
+"""The few lines above the summary table; the full definitions are the glossary's (``GLOSSARY``)."""
+
 
 SUMMARY_HEADER = ("ID", "Claim", "Verdict", "Reading", "Informative / cases", "Headline", "Negative control")
 
@@ -332,3 +347,136 @@ def finding_parts(name: str, f: dict[str, Any]) -> Parts:
         f" (beyond the statement, not counted as its evidence): {f['cases']} cases, {f['degenerate']} degenerate; "
         f"{shown or '-'}.",
     ]
+
+
+EVIDENCE_HEADER = ("Check", "Deciding figure", "Tolerance or rule", "Informative / checks")
+
+
+_RULES = {
+    "identity": "error <= its rounding bound",
+    "conserved rate": "|dQ/dt| <= its rounding bound",
+    "property": "holds in every check",
+    "inequality": "slack >= -tolerance (rounding), relative",
+    "nonzero rate": "above its rounding bound",
+    "drift limit": "limit beyond its error estimate",
+    "settled limit": "inside the statement's interval",
+}
+"""The decision rule of each kind of check, in words (its numbers are in the deciding figure beside it)."""
+
+
+def _criterion(kind: str, part: dict[str, Any], trends: list[dict[str, Any]]) -> str:
+    """A kind's tolerance or decision rule, in a few words."""
+    if kind == "trend":
+        rules = dict.fromkeys(
+            f"one-sided p <= {t['alpha']:g}, effect >= {t['min_effect']:g}" if t.get("direction") != "none"
+            else f"equivalence: |effect| < {t['min_effect']:g}" for t in trends if t.get("alpha") is not None)
+        return "; ".join(rules) or "-"
+    nearest = part.get("nearest") or {}
+    if kind == "drift order" and nearest.get("band") is not None:
+        return f"slope >= order - {format_number(nearest['band'])}, finest drift below its ratio"
+    return _RULES.get(kind, "error <= tolerance")
+
+
+def evidence_rows(c: dict[str, Any]) -> list[list[str]]:
+    """The deciding evidence of a claim, one row per kind of check (``EVIDENCE_HEADER``): its headline figure,
+    its tolerance or rule, its informative and all checks; the cases where the (corrected) statement held, or,
+    with none, its counterexamples ("fails: ...")."""
+    by_kind, trends = entry_kinds(c), claim_trends(c, False)
+    items, prefix = kind_items(by_kind, trends), ""
+    if not items:
+        items, prefix = kind_items(by_kind, trends, "violating"), "fails: "
+    rows = []
+    for kind, line, part in items:
+        figure = line.removeprefix(f"{kind}: ")
+        count = f"{part.get('informative', part['checks'])}/{part['checks']}"
+        rows.append([kind, prefix + figure, _criterion(kind, part, trends), count])
+    return rows
+
+
+_RULE = re.compile(r"; rule: ")
+
+
+def _rule_span(note: str, start: int) -> int:
+    """Where a rule's text that starts at ``start`` ends: at the parenthesis that closes the one it sits in."""
+    depth = 0
+    for i in range(start, len(note)):
+        depth += {"(": 1, ")": -1}.get(note[i], 0)
+        if depth < 0:
+            return i
+    return len(note)
+
+
+def named_rules(notes: list[str]) -> dict[str, str]:
+    """The decision rules the notes state ("; rule: ..."), each named once: {rule text: "R1", ...}."""
+    rules: dict[str, str] = {}
+    for note in notes:
+        for match in _RULE.finditer(note):
+            text = note[match.end():_rule_span(note, match.end())]
+            rules.setdefault(text, f"R{len(rules) + 1}")
+    return rules
+
+
+def short_note(note: str, rules: dict[str, str]) -> str:
+    """A note with each rule it states replaced by its name (``named_rules``)."""
+    out, position = [], 0
+    for match in _RULE.finditer(note):
+        end = _rule_span(note, match.end())
+        name = rules.get(note[match.end():end])
+        if name:
+            out += [note[position:match.start()], f"; rule {name}"]
+            position = end
+    return "".join(out) + note[position:]
+
+
+def claim_notes(c: dict[str, Any]) -> tuple[dict[str, str], list[str], dict[str, list[str]]]:
+    """(the claim's named rules, its notes, its findings' notes by name), each rule printed once, by name."""
+    findings = {name: f["notes"] for name, f in c["findings"].items()}
+    rules = named_rules(c["notes"] + [n for notes in findings.values() for n in notes])
+    return (rules, [short_note(n, rules) for n in c["notes"]],
+            {name: [short_note(n, rules) for n in notes] for name, notes in findings.items()})
+
+
+def rule_lines(rules: dict[str, str]) -> list[str]:
+    """"Rule R1: ..." once per rule."""
+    return [f"Rule {name}: {text}." for text, name in rules.items()]
+
+
+SHOWN_NOTE = 100
+"""A note is printed in claims.html up to this many characters; the rest is in claims.json (and in
+``python -m claims show``): long lists of per-run numbers belong to the JSON and the figures, not the page."""
+
+
+def clipped(note: str, limit: int = SHOWN_NOTE) -> str:
+    """``note`` cut at its last "; " or ", " before ``limit`` characters, saying where the rest is."""
+    if len(note) <= limit:
+        return note
+    cut = max(note.rfind("; ", 0, limit), note.rfind(", ", 0, limit))
+    cut = cut if cut > limit // 2 else limit
+    return note[:cut].rstrip() + f" ... ({len(note) - cut} more characters in claims.json)"
+
+
+SHOWN_NOTES = 1
+"""claims.html shows up to this many notes of a claim (and of each finding), each ``clipped``; ``python -m claims
+show`` prints them all in full."""
+
+
+def shown_notes(notes: list[str], claim_id: str) -> list[str]:
+    """The first ``SHOWN_NOTES`` notes, clipped, and a line that says where the others are."""
+    shown = [clipped(note) for note in notes[:SHOWN_NOTES]]
+    if len(notes) > SHOWN_NOTES:
+        shown.append(f"... {len(notes) - SHOWN_NOTES} more notes: python -m claims show {claim_id}, or claims.json.")
+    return shown
+
+
+def tests_line(c: dict[str, Any]) -> str:
+    """A claim's tests counted by role and outcome ("16 tests: 10 evidence passed, 6 control passed")."""
+    counts: dict[str, int] = {}
+    for t in c["evidence"]:
+        key = f"{t['role']} {t['outcome']}"
+        counts[key] = counts.get(key, 0) + 1
+    return f"{len(c['evidence'])} tests: " + ", ".join(f"{n} {key}" for key, n in counts.items())
+
+
+def unusual_tests(c: dict[str, Any]) -> list[dict[str, Any]]:
+    """The claim's tests that did not pass, or passed with no informative case: the ones a reader looks up."""
+    return [t for t in c["evidence"] if t["outcome"] != "passed" or not t.get("informative", t.get("cases", 1))]

@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 import pytest
 
 from claims.evidence._registry import CLAIMS
+from claims.report._html import embedded_png
 from claims.report._json import loads
 from claims.report._model import FIGURES, TestRecord, build_report, figure_path
 from claims.report._write import write_report
@@ -164,7 +165,8 @@ def test_html_is_one_self_contained_page_with_a_section_per_claim(tmp_path, png)
     embedded = [base64.b64decode(src.split(",", 1)[1]) for src in page.images]
     assert all(data.startswith(PNG_MAGIC) for data in embedded)
     listed = [f["path"] for c in report["claims"] for f in c["figures"]]
-    assert sorted(embedded) == sorted((tmp_path / path).read_bytes() for path in listed)
+    # embedded at a smaller size than the full PNG in figures/ (``embedded_png``: the page's budget)
+    assert sorted(embedded) == sorted(embedded_png((tmp_path / path).read_bytes()) for path in listed)
     assert "Ratio &lt;b&gt;&amp;&lt;/b&gt; [its] bound" in text and "<b>&</b>" not in text
     assert 'class="verdict v-inconclusive"' in text or 'class="verdict v-verified"' in text
     assert report["citation"]["digest"] in text and "@inproceedings{le2022training" in text
@@ -176,7 +178,7 @@ def test_html_reads_figures_from_the_directory_for_a_report_read_back_from_json(
     write_report(build_report(RUN, records(png)), tmp_path)
     report = loads((tmp_path / "claims.json").read_text())
     images = parse(render_html(report, tmp_path)).images
-    assert [base64.b64decode(src.split(",", 1)[1]) for src in images] == [png]
+    assert [base64.b64decode(src.split(",", 1)[1]) for src in images] == [embedded_png(png)]
     assert parse(render_html(report, {})).images == []  # no bytes: the caption says the file is missing
 
 
