@@ -273,9 +273,11 @@ def citation_markdown(report: dict[str, Any], digest: str, bibtex: bool = True) 
                 f"> - `{nodeid}`: {outcome} ({', '.join(ids)})\n" for nodeid, outcome, ids in failures)
         return banner
     lines = [f"**How to cite this report.** {_INTRO}", ""]
-    lines += [f"- {label}: {value}" for label, value in citation_facts(report, digest)]
-    if not bibtex:
-        return "\n".join(lines + ["", "BibTeX: `python -m claims cite` prints it; claims.html holds it too.", ""])
+    facts = citation_facts(report, digest)
+    if not bibtex:  # claims.md: the facts on one line (its line budget), the BibTeX left to `cite` and claims.html
+        return "\n".join(lines[:-1] + ["; ".join(f"{label}: {value}" for label, value in facts) + ".", "",
+                                       "BibTeX: `python -m claims cite` prints it; claims.html holds it too.", ""])
+    lines += [f"- {label}: {value}" for label, value in facts]
     lines += ["", f"<details><summary>BibTeX: this report and {papers_phrase(len(PAPERS))}</summary>", "", "```bibtex",
               _bibtex_text(report, digest), "```", "", "</details>", ""]
     return "\n".join(lines)

@@ -57,7 +57,8 @@ from claims.report._parts import (
 
 DETAILS_FOLDED = ("A claim's Details (folded) hold how the suite reads it, why, its setting, counterexamples, the "
                   "tests that did not pass, findings, its first note and the rules its notes name; every test's row "
-                  "and every note in full: python -m claims show ID, or claims.json.")
+                  "and every note in full: python -m claims show ID, or claims.json. Figures are shown small; "
+                  "figures/ beside this page has them full size, named by claim ID and test.")
 """Said once above the summary table: what a claim's folded details hold, and where the rest is."""
 
 
@@ -159,16 +160,15 @@ def embedded_png(png: bytes) -> bytes:
 
 
 def _alt(caption: str) -> str:
-    """A figure's alternative text: its caption's first clause (the caption itself is printed below it)."""
-    first = caption.split(";")[0].split(": ")[0]
-    return first if len(first) <= 80 else first[:77].rstrip() + "..."
+    """A figure's alternative text: its caption's start (the caption itself is printed below it)."""
+    return caption if len(caption) <= 80 else caption[:77].rstrip() + "..."
 
 
 def _figure(figure: dict[str, Any], figures: Mapping[str, bytes] | Path | None) -> str:
     png = _figure_source(figures, figure["path"])
-    caption = f'{_escape(figure["caption"].replace("[", "(").replace("]", ")"))} (full size: {_escape(figure["path"])})'
+    caption = _escape(figure["caption"].replace("[", "(").replace("]", ")"))  # no list repr in prose
     if png is None:
-        return f"<figure><figcaption>{caption}: figure file missing</figcaption></figure>"
+        return f"<figure><figcaption>{caption} ({_escape(figure['path'])}): figure file missing</figcaption></figure>"
     data = base64.b64encode(embedded_png(png)).decode("ascii")
     return (
         f'<figure><img src="data:image/png;base64,{data}" alt="{_escape(_alt(figure["caption"]))}">'
@@ -216,9 +216,12 @@ def _details(c: dict[str, Any]) -> str:
         if unusual:
             out.append(_table(TEST_HEADER, [test_cells(t, HTML) for t in unusual], raw=True))
     rules, notes, finding_notes = claim_notes(c)
+    shown = {name: shown_notes(found, c["id"]) for name, found in finding_notes.items()}
     for name, f in c["findings"].items():
-        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(shown_notes(finding_notes[name], c["id"])))
-    out += [_list(shown_notes(notes, c["id"])), _list(rule_lines(rules))]
+        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(shown[name]))
+    shown[""] = shown_notes(notes, c["id"])
+    text = " ".join(note for found in shown.values() for note in found)
+    out += [_list(shown[""]), _list(rule_lines({rule: name for rule, name in rules.items() if f"rule {name}" in text}))]
     return "\n".join(part for part in out if part)
 
 

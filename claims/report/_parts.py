@@ -377,19 +377,30 @@ def _criterion(kind: str, part: dict[str, Any], trends: list[dict[str, Any]]) ->
     return _RULES.get(kind, "error <= tolerance")
 
 
+def _count(kind: str, part: dict[str, Any], trends: list[dict[str, Any]]) -> str:
+    """A kind's informative / all checks; a trend's: its trends (informative / all) and the runs they rest on."""
+    if kind == "trend" and trends:
+        informative = sum(not t.get("uninformative") for t in trends)
+        runs = sum(t.get("n") or 0 for t in trends)
+        return f"{informative}/{len(trends)} trends, {runs} runs"
+    return f"{part.get('informative', part['checks'])}/{part['checks']}"
+
+
 def evidence_rows(c: dict[str, Any]) -> list[list[str]]:
     """The deciding evidence of a claim, one row per kind of check (``EVIDENCE_HEADER``): its headline figure,
-    its tolerance or rule, its informative and all checks; the cases where the (corrected) statement held, or,
-    with none, its counterexamples ("fails: ...")."""
+    its tolerance or rule, its informative and all checks. First the cases where the (corrected) statement held,
+    then, for a kind with counterexamples to the printed statement, those ("printed statement fails: ...");
+    a trend is one row (its text names the deciding trend among all of them)."""
     by_kind, trends = entry_kinds(c), claim_trends(c, False)
-    items, prefix = kind_items(by_kind, trends), ""
-    if not items:
-        items, prefix = kind_items(by_kind, trends, "violating"), "fails: "
+    holding = kind_items(by_kind, trends)
+    shown = {kind for kind, _, _ in holding}
+    violating = [item for item in kind_items(by_kind, trends, "violating")
+                 if item[0] != "trend" or "trend" not in shown]
     rows = []
-    for kind, line, part in items:
-        figure = line.removeprefix(f"{kind}: ")
-        count = f"{part.get('informative', part['checks'])}/{part['checks']}"
-        rows.append([kind, prefix + figure, _criterion(kind, part, trends), count])
+    for prefix, items in (("", holding), ("printed statement fails: " if holding else "fails: ", violating)):
+        for kind, line, part in items:
+            figure = line.removeprefix(f"{kind}: ")
+            rows.append([kind, prefix + figure, _criterion(kind, part, trends), _count(kind, part, trends)])
     return rows
 
 
