@@ -115,7 +115,7 @@ def claim_section(c: dict[str, Any], details: bool = True) -> list[str]:
         return lines
     how = reading_parts(c)
     if how:
-        lines += ["", "### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]
+        lines += ["", "### How the suite reads it"] + [line for parts in how for line in ("", md(parts))]
     lines += ["", "### Details", ""] + [f"- {reason}" for reason in c["why"] + power_lines(c)]
     if setting_rows(c):
         lines += [""] + _table(SETTING_HEADER, ([_cell(v) for v in row] for row in setting_rows(c)))
