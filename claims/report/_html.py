@@ -31,7 +31,9 @@ from claims.report._parts import (
     claim_heading,
     claim_notes,
     clipped,
-    shown_notes,
+    named_in,
+    notes_within,
+    test_list_lines,
     tests_line,
     unusual_tests,
     evidence_rows,
@@ -56,14 +58,17 @@ from claims.report._parts import (
 )
 
 DETAILS_FOLDED = ("A claim's Details (folded) hold how the suite reads it, why, its setting, counterexamples, the "
-                  "tests that did not pass, findings, its first note and the rules its notes name; every test's row "
-                  "and every note in full: python -m claims show ID, or claims.json. Figures are shown small; "
-                  "figures/ beside this page has them full size, named by claim ID and test.")
+                  "tests that did not pass (with their numbers), every other test with its informative / cases, "
+                  "findings, its first notes (about 300 characters; a rule or a scale they state is named once, "
+                  "R1 or S1, and written out below them); every test's row and every note in full: python -m claims "
+                  "show ID, or claims.json. Figures are shown small; figures/ beside this page has them full size, "
+                  "named by claim ID and test.")
 """Said once above the summary table: what a claim's folded details hold, and where the rest is."""
 
 
 def _escape(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Text or an attribute's value (always written in double quotes): an apostrophe needs no escape."""
+    return html.escape(str(text), quote=False).replace('"', "&quot;")
 
 
 HTML = Markup(
@@ -139,23 +144,39 @@ def _list(items: list[str]) -> str:
 
 
 EMBEDDED_SCALE = 0.62
-EMBEDDED_COLORS = 16
+EMBEDDED_COLORS = 8
 """A figure is embedded in claims.html at this share of its PNG's width and height (a 6 x 4 in figure: 335 x 223
-pixels, 56 dpi), with a palette of this many colors: legible on screen, and the page stays within its budget
+pixels, 56 dpi), with a palette of this many colors (black, white, the greys of text and grid and a few line colors:
+a trajectory's own color carries no information): legible on screen, and the page stays within its budget
 (``claims.report._lint.BUDGETS``) with every figure in it. The full-size PNG is in figures/."""
+EMBEDDED_FORMAT = "webp"
+"""Lossless WebP (every browser of the last years shows it): the same pixels as a PNG of the same palette in about
+three quarters of its bytes. Where Pillow has no WebP encoder the figure is embedded as PNG."""
+
+
+def embedded_format() -> str:
+    from PIL import features
+
+    return EMBEDDED_FORMAT if features.check("webp") else "png"
 
 
 def embedded_png(png: bytes) -> bytes:
-    """``png`` scaled by ``EMBEDDED_SCALE`` (Lanczos) and stored with ``EMBEDDED_COLORS`` colors."""
+    """``png`` scaled by ``EMBEDDED_SCALE`` (Lanczos), with ``EMBEDDED_COLORS`` colors, stored in
+    ``embedded_format()`` (lossless)."""
     import io
 
     from PIL import Image  # matplotlib's own dependency; imported on the first figure
 
     image = Image.open(io.BytesIO(png)).convert("RGB")
     size = (max(1, round(image.width * EMBEDDED_SCALE)), max(1, round(image.height * EMBEDDED_SCALE)))
+    small = image.resize(size, Image.Resampling.LANCZOS).quantize(colors=EMBEDDED_COLORS,
+                                                                  method=Image.Quantize.FASTOCTREE)
     out = io.BytesIO()
-    image.resize(size, Image.Resampling.LANCZOS).quantize(
-        colors=EMBEDDED_COLORS, method=Image.Quantize.FASTOCTREE).save(out, format="PNG", optimize=True)
+    if embedded_format() == "webp":
+        # effort 4 of 6: effort 6 takes ~200 times as long (a second a figure) for 1 % fewer bytes
+        small.convert("RGB").save(out, format="WEBP", lossless=True, quality=50, method=4)
+    else:
+        small.save(out, format="PNG", optimize=True)
     return out.getvalue()
 
 
@@ -171,7 +192,7 @@ def _figure(figure: dict[str, Any], figures: Mapping[str, bytes] | Path | None) 
         return f"<figure><figcaption>{caption} ({_escape(figure['path'])}): figure file missing</figcaption></figure>"
     data = base64.b64encode(embedded_png(png)).decode("ascii")
     return (
-        f'<figure><img src="data:image/png;base64,{data}" alt="{_escape(_alt(figure["caption"]))}">'
+        f'<figure><img src="data:image/{embedded_format()};base64,{data}" alt="{_escape(_alt(figure["caption"]))}">'
         f"<figcaption>{caption}</figcaption></figure>"
     )
 
@@ -215,13 +236,22 @@ def _details(c: dict[str, Any]) -> str:
         unusual = unusual_tests(c)
         if unusual:
             out.append(_table(TEST_HEADER, [test_cells(t, HTML) for t in unusual], raw=True))
-    rules, notes, finding_notes = claim_notes(c)
-    shown = {name: shown_notes(found, c["id"]) for name, found in finding_notes.items()}
-    for name, f in c["findings"].items():
-        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(shown[name]))
-    shown[""] = shown_notes(notes, c["id"])
-    text = " ".join(note for found in shown.values() for note in found)
-    out += [_list(shown[""]), _list(rule_lines({rule: name for rule, name in rules.items() if f"rule {name}" in text}))]
+        usual = [t for t in c["evidence"] if t not in unusual]
+        if usual:
+            out.append(f'<p class="tests">{"<br>".join(_escape(line) for line in test_list_lines(usual))}</p>')
+    names, notes, finding_notes = claim_notes(c)
+    lists, seen = [list(dict.fromkeys(notes))], set(notes)
+    for name in c["findings"]:  # a finding's note that is also the claim's (or an earlier finding's) is printed once
+        lists.append([note for note in dict.fromkeys(finding_notes[name]) if note not in seen])
+        seen.update(lists[-1])
+    (notes, *by_finding), left, characters = notes_within(lists)
+    for (name, f), mine in zip(c["findings"].items(), by_finding):
+        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(mine))
+    if left or characters:
+        notes = notes + [f"{f'{left} more notes; ' if left else ''}{characters} characters left out here: python -m "
+                         f"claims show {c['id']}, or claims.json."]
+    shown = " ".join(note for mine in [notes, *by_finding] for note in mine)
+    out += [_list(notes), _list(rule_lines(named_in(names, shown)))]
     return "\n".join(part for part in out if part)
 
 

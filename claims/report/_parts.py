@@ -427,56 +427,102 @@ def named_rules(notes: list[str]) -> dict[str, str]:
     return rules
 
 
-def short_note(note: str, rules: dict[str, str]) -> str:
-    """A note with each rule it states replaced by its name (``named_rules``)."""
+_SCALE = "; scale used: "
+"""Where a trend's note states the scale of its runs (``claims.checks._trends``): to the note's end."""
+
+
+def _scale_text(note: str) -> str | None:
+    at = note.find(_SCALE)
+    return note[at + len(_SCALE):].removesuffix(".") if at >= 0 else None
+
+
+def named_scales(notes: list[str], first: int = 1) -> dict[str, str]:
+    """The scales the notes state ("; scale used: ..." to the note's end), each named once: {text: "S1", ...}."""
+    scales: dict[str, str] = {}
+    for note in notes:
+        text = _scale_text(note)
+        if text:
+            scales.setdefault(text, f"S{len(scales) + first}")
+    return scales
+
+
+def short_note(note: str, names: dict[str, str]) -> str:
+    """A note with each rule and scale it states replaced by its name (``named_rules``, ``named_scales``)."""
     out, position = [], 0
     for match in _RULE.finditer(note):
         end = _rule_span(note, match.end())
-        name = rules.get(note[match.end():end])
+        name = names.get(note[match.end():end])
         if name:
             out += [note[position:match.start()], f"; rule {name}"]
             position = end
-    return "".join(out) + note[position:]
+    note = "".join(out) + note[position:]
+    scale = _scale_text(note)
+    if scale in names:
+        note = note[:note.find(_SCALE)] + f"; scale {names[scale]}."
+    return note
 
 
 def claim_notes(c: dict[str, Any]) -> tuple[dict[str, str], list[str], dict[str, list[str]]]:
-    """(the claim's named rules, its notes, its findings' notes by name), each rule printed once, by name."""
+    """(the claim's named rules and scales, its notes, its findings' notes by name), each rule and each trend's
+    scale printed once, by name ("rule R1", "scale S1")."""
     findings = {name: f["notes"] for name, f in c["findings"].items()}
-    rules = named_rules(c["notes"] + [n for notes in findings.values() for n in notes])
-    return (rules, [short_note(n, rules) for n in c["notes"]],
-            {name: [short_note(n, rules) for n in notes] for name, notes in findings.items()})
+    every = c["notes"] + [n for notes in findings.values() for n in notes]
+    names = named_rules(every) | named_scales(every)
+    return (names, [short_note(n, names) for n in c["notes"]],
+            {name: [short_note(n, names) for n in notes] for name, notes in findings.items()})
 
 
-def rule_lines(rules: dict[str, str]) -> list[str]:
-    """"Rule R1: ..." once per rule."""
-    return [f"Rule {name}: {text}." for text, name in rules.items()]
+def rule_lines(names: dict[str, str]) -> list[str]:
+    """"Rule R1: ..." once per rule, "Scale S1: ..." once per scale."""
+    return [f"{'Scale' if name.startswith('S') else 'Rule'} {name}: {text}." for text, name in names.items()]
+
+
+def named_in(names: dict[str, str], text: str) -> dict[str, str]:
+    """The rules and scales of ``names`` that ``text`` refers to ("rule R1", "scale S1")."""
+    return {item: name for item, name in names.items()
+            if re.search(rf"\b{'scale' if name.startswith('S') else 'rule'} {name}\b", text)}
 
 
 SHOWN_NOTE = 100
-"""A note is printed in claims.html up to this many characters; the rest is in claims.json (and in
-``python -m claims show``): long lists of per-run numbers belong to the JSON and the figures, not the page."""
+"""A counterexample's recorded values are printed in claims.html up to this many characters; the rest is in
+claims.json (and in ``python -m claims show``): long lists of per-run numbers belong to the JSON and the figures."""
+NOTES_SHOWN = 300
+"""Characters of a claim's notes (its own first, then its findings') that claims.html shows, each note whole while it
+fits, the next one cut at what is left (when 100 characters or more are). The page must stay within its budget
+(``claims.report._lint.BUDGETS``, 500 KB) with every figure and room for more: on the ci report of 5b94bde, 300 gives
+448 KB, 500 460 KB, 1000 481 KB and every note in full 568 KB (notes total ~150 kB there). ``python -m claims show``
+prints them all in full."""
 
 
 def clipped(note: str, limit: int = SHOWN_NOTE) -> str:
-    """``note`` cut at its last "; " or ", " before ``limit`` characters, saying where the rest is."""
+    """``note`` cut at its last "; " or ", " before ``limit`` characters, saying how much is left out."""
     if len(note) <= limit:
         return note
     cut = max(note.rfind("; ", 0, limit), note.rfind(", ", 0, limit))
     cut = cut if cut > limit // 2 else limit
-    return note[:cut].rstrip() + f" ... ({len(note) - cut} more characters in claims.json)"
+    return note[:cut].rstrip() + f" ... (+{len(note) - cut} characters)"
 
 
-SHOWN_NOTES = 1
-"""claims.html shows up to this many notes of a claim (and of each finding), each ``clipped``; ``python -m claims
-show`` prints them all in full."""
-
-
-def shown_notes(notes: list[str], claim_id: str) -> list[str]:
-    """The first ``SHOWN_NOTES`` notes, clipped, and a line that says where the others are."""
-    shown = [clipped(note) for note in notes[:SHOWN_NOTES]]
-    if len(notes) > SHOWN_NOTES:
-        shown.append(f"... {len(notes) - SHOWN_NOTES} more notes: python -m claims show {claim_id}, or claims.json.")
-    return shown
+def notes_within(lists: list[list[str]], budget: int = NOTES_SHOWN) -> tuple[list[list[str]], int, int]:
+    """The notes of ``lists`` (a claim's, then each finding's, in that order of priority) that claims.html shows
+    within ``budget`` characters: each note whole while it fits, the next cut at what is left (when 100 characters or
+    more are), the rest left out; with how many notes and characters were left out or cut."""
+    shown, left, characters = [], 0, 0
+    for notes in lists:
+        mine = []
+        for note in notes:
+            if len(note) <= budget:
+                mine.append(note)
+                budget -= len(note)
+                continue
+            if budget >= 100:
+                mine.append(clipped(note, budget))
+                characters += len(note) - budget
+                budget = 0
+            else:
+                left, characters = left + 1, characters + len(note)
+        shown.append(mine)
+    return shown, left, characters
 
 
 def tests_line(c: dict[str, Any]) -> str:
@@ -486,6 +532,19 @@ def tests_line(c: dict[str, Any]) -> str:
         key = f"{t['role']} {t['outcome']}"
         counts[key] = counts.get(key, 0) + 1
     return f"{len(c['evidence'])} tests: " + ", ".join(f"{n} {key}" for key, n in counts.items())
+
+
+def test_list_lines(tests: list[dict[str, Any]]) -> list[str]:
+    """``tests`` compactly, one line per test module: "test_x.py: test_a[p] 6/6; test_b (control) 3/3" (informative
+    / cases; the outcome and role are said when they are not "passed" and "evidence"); every test's numbers are in
+    claims.json."""
+    modules: dict[str, list[str]] = {}
+    for t in tests:
+        module, _, name = t["nodeid"].rpartition("::")
+        said = ", ".join(word for word in (t["role"], t["outcome"]) if word not in ("evidence", "passed"))
+        modules.setdefault(module.rpartition("/")[2] or module, []).append(
+            f"{name} ({said}) {informative_count(t)}" if said else f"{name} {informative_count(t)}")
+    return [f"{module}: {'; '.join(names)}" for module, names in modules.items()]
 
 
 def unusual_tests(c: dict[str, Any]) -> list[dict[str, Any]]:
