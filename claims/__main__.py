@@ -6,8 +6,8 @@ and one whose digest cannot be checked); ``python -m claims compare OLD NEW`` co
 (a partial one on the claims it selected) and exits 1 on a regression; every command that reads a report
 refuses one whose content does not match its stored digest (edited after its run wrote it), naming both;
 ``python -m claims errata [REPORT]`` prints a report's errata sheet (errata.md) and ``python -m claims latex
-[REPORT]`` its verdicts and errata as LaTeX tables (REPORT: default reports/claims.json; a history entry's
-.json.gz will do)."""
+[--standalone] [REPORT]`` its verdicts and errata as LaTeX tables to input (with --standalone, a complete
+article) (REPORT: default reports/claims.json; a history entry's .json.gz will do)."""
 
 from __future__ import annotations
 
@@ -120,7 +120,8 @@ def _render(args: argparse.Namespace) -> int:
     report = _loaded(args.report)
     if report is None:
         return 2
-    sys.stdout.write(render_errata_markdown(report) if args.command == "errata" else render_latex(report))
+    sys.stdout.write(render_errata_markdown(report) if args.command == "errata"
+                     else render_latex(report, standalone=args.standalone))
     return 0
 
 
@@ -186,10 +187,14 @@ def main(argv: list[str] | None = None) -> int:
         help="where entry numbers are looked up (default: reports/history)",
     )
     for name, text in (("errata", "print a report's errata sheet (the Markdown of errata.md)"),
-                       ("latex", "print a report's verdicts and errata as LaTeX tables (booktabs), with its digest")):
+                       ("latex", "print a report's verdicts and errata as LaTeX tables (booktabs, longtable) to input, "
+                        "or with --standalone a complete article, with its digest")):
         command = commands.add_parser(name, help=text, description=text)
         command.add_argument("report", nargs="?", default=DEFAULT_REPORT, metavar="REPORT",
                              help=f"a report file (.json, or a history entry's .json.gz; default: {DEFAULT_REPORT})")
+        if name == "latex":
+            command.add_argument("--standalone", action="store_true",
+                                 help="a complete article that compiles with pdflatex, not tables to \\input")
     args = parser.parse_args(argv)
     if args.command in ("errata", "latex"):
         return _render(args)

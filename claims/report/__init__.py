@@ -13,6 +13,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "._figures": ("record_figure",),
     "._plots": (
         "plot_cost_against_size", "plot_drift_limits", "plot_drift_orders", "plot_law_counts", "plot_layer_bounds",
+        "LAW_COUNT_SPREAD", "LEVEL_SPREAD_NOTE",
         "plot_levels", "plot_over_time", "plot_panels_over_time", "plot_ratios_against_eps", "plot_singular_values",
         "plot_success_by_width", "record_drift_orders",
     ),

@@ -259,9 +259,10 @@ def _bibtex_text(report: dict[str, Any], digest: str) -> str:
     return "\n\n".join([report_bibtex(report, digest), *(paper_bibtex(p) for p in PAPERS)])
 
 
-def citation_markdown(report: dict[str, Any], digest: str) -> str:
+def citation_markdown(report: dict[str, Any], digest: str, bibtex: bool = True) -> str:
     """The block for claims.md, as a bold-led paragraph (not a heading: the run's details follow it);
-    for a report that is not citable, a banner that says so instead (no BibTeX)."""
+    for a report that is not citable, a banner that says so instead (no BibTeX). Without ``bibtex``, a line
+    that says where the BibTeX is (``python -m claims cite``, claims.html) in its place."""
     why = not_citable_because(report)
     if why is not None:
         banner = (f"> **Not citable.** This report must not be cited: {why}. "
@@ -272,7 +273,11 @@ def citation_markdown(report: dict[str, Any], digest: str) -> str:
                 f"> - `{nodeid}`: {outcome} ({', '.join(ids)})\n" for nodeid, outcome, ids in failures)
         return banner
     lines = [f"**How to cite this report.** {_INTRO}", ""]
-    lines += [f"- {label}: {value}" for label, value in citation_facts(report, digest)]
+    facts = citation_facts(report, digest)
+    if not bibtex:  # claims.md: the facts on one line (its line budget), the BibTeX left to `cite` and claims.html
+        return "\n".join(lines[:-1] + ["; ".join(f"{label}: {value}" for label, value in facts) + ".", "",
+                                       "BibTeX: `python -m claims cite` prints it; claims.html holds it too.", ""])
+    lines += [f"- {label}: {value}" for label, value in facts]
     lines += ["", f"<details><summary>BibTeX: this report and {papers_phrase(len(PAPERS))}</summary>", "", "```bibtex",
               _bibtex_text(report, digest), "```", "", "</details>", ""]
     return "\n".join(lines)

@@ -274,21 +274,33 @@ def trend_text(trends: list[Mapping[str, Any]]) -> str:
 # -- headlines -----------------------------------------------------------------------------------------------
 
 
-def kind_lines(by_kind: Mapping[str, Any], trends: list[Mapping[str, Any]], side: str = "holding") -> list[str]:
-    """One line per kind of check with cases on ``side``, in ``KINDS`` order (``OTHER`` last)."""
-    lines = []
+def kind_items(
+    by_kind: Mapping[str, Any], trends: list[Mapping[str, Any]], side: str = "holding"
+) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """(kind, its line, its tally) per kind of check with cases on ``side``, in ``KINDS`` order (``OTHER`` last)."""
+    items = []
     for kind in (*KINDS, OTHER, *(k for k in by_kind if k not in KINDS and k != OTHER)):
         part = (by_kind.get(kind) or {}).get(side)
         if not part or not part.get("checks"):
             continue
         if kind == "trend":
-            chosen = trends or [part["nearest"]]
-            lines.append("trend: " + trend_text(chosen))
+            line = "trend: " + trend_text(trends or [part["nearest"]])
         elif side == "violating":
-            lines.append(violating_text(kind, part))
+            line = violating_text(kind, part)
         else:
-            lines.append(_HOLDING.get(kind, _other)(part))
-    return lines
+            line = _HOLDING.get(kind, _other)(part)
+        items.append((kind, line, part))
+    return items
+
+
+def kind_lines(by_kind: Mapping[str, Any], trends: list[Mapping[str, Any]], side: str = "holding") -> list[str]:
+    """One line per kind of check with cases on ``side``, in ``KINDS`` order (``OTHER`` last)."""
+    return [line for _, line, _ in kind_items(by_kind, trends, side)]
+
+
+def claim_trends(entry: Mapping[str, Any], control: bool | None) -> list[Mapping[str, Any]]:
+    """The entry's recorded trends: the controls' (``control`` True), the others' (False) or all (None)."""
+    return _trends(entry, control)
 
 
 def _trends(entry: Mapping[str, Any], control: bool | None) -> list[Mapping[str, Any]]:

@@ -19,12 +19,25 @@ from claims.report._errata import HTML_ANCHOR, claim_errata_line, errata_html, p
 from claims.report._model import report_digest
 from claims.report._parts import (
     BEYOND_PAPERS,
+    SHOWN_NOTE,
+    EVIDENCE_HEADER,
+    GLOSSARY,
+    GLOSSARY_ANCHOR,
     LEGEND,
     SETTING_HEADER,
     SUMMARY_HEADER,
     TEST_HEADER,
     Markup,
     claim_heading,
+    claim_notes,
+    clipped,
+    named_in,
+    notes_within,
+    test_list_lines,
+    tests_line,
+    unusual_tests,
+    evidence_rows,
+    rule_lines,
     statement_label,
     counterexample_parts,
     finding_parts,
@@ -44,12 +57,18 @@ from claims.report._parts import (
     violation_parts,
 )
 
-OPEN_TESTS = 12
-"""A claim's per-test table is shown open up to this many tests, folded beyond."""
+DETAILS_FOLDED = ("A claim's Details (folded) hold how the suite reads it, why, its setting, counterexamples, the "
+                  "tests that did not pass (with their numbers), every other test with its informative / cases, "
+                  "findings, its first notes (about 300 characters; a rule or a scale they state is named once, "
+                  "R1 or S1, and written out below them); every test's row and every note in full: python -m claims "
+                  "show ID, or claims.json. Figures are shown small; figures/ beside this page has them full size, "
+                  "named by claim ID and test.")
+"""Said once above the summary table: what a claim's folded details hold, and where the rest is."""
 
 
 def _escape(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Text or an attribute's value (always written in double quotes): an apostrophe needs no escape."""
+    return html.escape(str(text), quote=False).replace('"', "&quot;")
 
 
 HTML = Markup(
@@ -124,49 +143,115 @@ def _list(items: list[str]) -> str:
     return "<ul>" + "".join(f"<li>{_escape(item)}</li>" for item in items) + "</ul>" if items else ""
 
 
+EMBEDDED_SCALE = 0.62
+EMBEDDED_COLORS = 8
+"""A figure is embedded in claims.html at this share of its PNG's width and height (a 6 x 4 in figure: 335 x 223
+pixels, 56 dpi), with a palette of this many colors (black, white, the greys of text and grid and a few line colors:
+a trajectory's own color carries no information): legible on screen, and the page stays within its budget
+(``claims.report._lint.BUDGETS``) with every figure in it. The full-size PNG is in figures/."""
+EMBEDDED_FORMAT = "webp"
+"""Lossless WebP (every browser of the last years shows it): the same pixels as a PNG of the same palette in about
+three quarters of its bytes. Where Pillow has no WebP encoder the figure is embedded as PNG."""
+
+
+def embedded_format() -> str:
+    from PIL import features
+
+    return EMBEDDED_FORMAT if features.check("webp") else "png"
+
+
+def embedded_png(png: bytes) -> bytes:
+    """``png`` scaled by ``EMBEDDED_SCALE`` (Lanczos), with ``EMBEDDED_COLORS`` colors, stored in
+    ``embedded_format()`` (lossless)."""
+    import io
+
+    from PIL import Image  # matplotlib's own dependency; imported on the first figure
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    size = (max(1, round(image.width * EMBEDDED_SCALE)), max(1, round(image.height * EMBEDDED_SCALE)))
+    small = image.resize(size, Image.Resampling.LANCZOS).quantize(colors=EMBEDDED_COLORS,
+                                                                  method=Image.Quantize.FASTOCTREE)
+    out = io.BytesIO()
+    if embedded_format() == "webp":
+        # effort 4 of 6: effort 6 takes ~200 times as long (a second a figure) for 1 % fewer bytes
+        small.convert("RGB").save(out, format="WEBP", lossless=True, quality=50, method=4)
+    else:
+        small.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def _alt(caption: str) -> str:
+    """A figure's alternative text: its caption's start (the caption itself is printed below it)."""
+    return caption if len(caption) <= 80 else caption[:77].rstrip() + "..."
+
+
 def _figure(figure: dict[str, Any], figures: Mapping[str, bytes] | Path | None) -> str:
     png = _figure_source(figures, figure["path"])
-    caption = f"{_escape(figure['caption'])} (<code>{_escape(figure['nodeid'])}</code>, {_escape(figure['path'])})"
+    caption = _escape(figure["caption"].replace("[", "(").replace("]", ")"))  # no list repr in prose
     if png is None:
-        return f"<figure><figcaption>{caption}: figure file missing</figcaption></figure>"
-    data = base64.b64encode(png).decode("ascii")
+        return f"<figure><figcaption>{caption} ({_escape(figure['path'])}): figure file missing</figcaption></figure>"
+    data = base64.b64encode(embedded_png(png)).decode("ascii")
     return (
-        f'<figure><img src="data:image/png;base64,{data}" alt="{_escape(figure["caption"])}">'
+        f'<figure><img src="data:image/{embedded_format()};base64,{data}" alt="{_escape(_alt(figure["caption"]))}">'
         f"<figcaption>{caption}</figcaption></figure>"
     )
 
 
 def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None) -> str:
+    """One claim's section in three layers: the statement and the verdict sentence with its scale; the deciding
+    evidence (``evidence_rows``), the correction and errata; the figures; then the details, folded."""
     claim_id = _escape(c["id"])
     out = [
         f'<section id="{claim_id}" class="claim">',
         f'<h2><a href="#{claim_id}">{_escape(claim_heading(c))}</a></h2>',
         f'<p class="statement">{statement_label(c)}: {_escape(c["statement"])}</p>',
-        *(['<h3>How the suite reads it</h3>'] + [f"<p>{HTML.join(parts)}</p>" for parts in reading_parts(c)]
-          if reading_parts(c) else []),
         f'<p class="verdict-line v-{_escape(c["verdict"])}">{HTML.join(verdict_parts(c))}</p>',
-        _list(c["why"] + power_lines(c)),
-        _table(SETTING_HEADER, setting_rows(c)) if setting_rows(c) else "",
+        _table(EVIDENCE_HEADER, evidence_rows(c)) if evidence_rows(c) else "",
     ]
-    for failure in c["violations"]:
-        out.append(f"<p>{HTML.join(violation_parts(failure))}</p>")
-        if failure["falsifying_example"]:
-            out.append(f"<pre>{_escape(failure['falsifying_example'])}</pre>")
-    out += [f"<p>{HTML.join(counterexample_parts(ce))}</p>" for ce in c["counterexamples"]]
     if c["correction"]:
         out.append(f"<p>Correction: {_escape(c['correction'])}</p>")
     if claim_errata_line(c):
         links = ", ".join(f'<a href="#{_escape(e["id"])}">{_escape(e["id"])}</a>' for e in c["errata"])
         out.append(f"<p>Errata ({links}): {_escape(claim_errata_line(c).removeprefix('Errata: '))}</p>")
-    if c["evidence"]:
-        table = _table(TEST_HEADER, [test_cells(t, HTML) for t in c["evidence"]], raw=True)
-        opened = " open" if len(c["evidence"]) <= OPEN_TESTS else ""
-        out.append(f"<details{opened}><summary>Tests ({len(c['evidence'])})</summary>{table}</details>")
-    for name, f in c["findings"].items():
-        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(f["notes"]))
-    out.append(_list(c["notes"]))
     out += [_figure(figure, figures) for figure in c.get("figures", [])]
+    out.append(f"<details><summary>Details</summary>{_details(c)}</details>")
     out.append("</section>")
+    return "\n".join(part for part in out if part)
+
+
+def _details(c: dict[str, Any]) -> str:
+    """A claim's folded details: how the suite reads it, why, the setting, failures and counterexamples, the
+    tests, findings, notes and the rules they name."""
+    out = [f"<p>{HTML.join(parts)}</p>" for parts in reading_parts(c)]
+    out += [_list(c["why"] + power_lines(c)), _table(SETTING_HEADER, setting_rows(c)) if setting_rows(c) else ""]
+    for failure in c["violations"]:
+        out.append(f"<p>{HTML.join(violation_parts(failure))}</p>")
+        if failure["falsifying_example"]:
+            out.append(f"<pre>{_escape(failure['falsifying_example'])}</pre>")
+    for ce in c["counterexamples"]:
+        parts = counterexample_parts(ce)
+        out.append(f"<p>{HTML.join(parts[:-1] + [clipped(parts[-1], SHOWN_NOTE)])}</p>")
+    if c["evidence"]:
+        out.append(f"<p>{_escape(tests_line(c))}.</p>")
+        unusual = unusual_tests(c)
+        if unusual:
+            out.append(_table(TEST_HEADER, [test_cells(t, HTML) for t in unusual], raw=True))
+        usual = [t for t in c["evidence"] if t not in unusual]
+        if usual:
+            out.append(f'<p class="tests">{"<br>".join(_escape(line) for line in test_list_lines(usual))}</p>')
+    names, notes, finding_notes = claim_notes(c)
+    lists, seen = [list(dict.fromkeys(notes))], set(notes)
+    for name in c["findings"]:  # a finding's note that is also the claim's (or an earlier finding's) is printed once
+        lists.append([note for note in dict.fromkeys(finding_notes[name]) if note not in seen])
+        seen.update(lists[-1])
+    (notes, *by_finding), left, characters = notes_within(lists)
+    for (name, f), mine in zip(c["findings"].items(), by_finding):
+        out.append(f"<p>{HTML.join(finding_parts(name, f))}</p>" + _list(mine))
+    if left or characters:
+        notes = notes + [f"{f'{left} more notes; ' if left else ''}{characters} characters left out here: python -m "
+                         f"claims show {c['id']}, or claims.json."]
+    shown = " ".join(note for mine in [notes, *by_finding] for note in mine)
+    out += [_list(notes), _list(rule_lines(named_in(names, shown)))]
     return "\n".join(part for part in out if part)
 
 
@@ -183,7 +268,8 @@ def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | No
         f"<p>{HTML.join(partial)}</p>" if partial else "",
         "<p>" + "<br>\n".join(HTML.join(parts) for parts in run_lines(report)) + "</p>",
         f"<p>{HTML.join(papers_parts(report))}</p>",
-        f"<p>{HTML.join(LEGEND)}</p>",
+        f'<p>{HTML.join(LEGEND)} (<a href="#{GLOSSARY_ANCHOR}">Glossary</a>)</p>',
+        f"<p>{_escape(DETAILS_FOLDED)}</p>",
         _summary_table(paper_claims(report)),
         *((f"<h2>Questions beyond the papers</h2><p>{_escape(BEYOND_PAPERS)}</p>",
            _summary_table(beyond_paper_claims(report))) if beyond_paper_claims(report) else ()),
@@ -192,6 +278,7 @@ def render_html(report: dict[str, Any], figures: Mapping[str, bytes] | Path | No
         "after the claims.</p>",
         *(_claim_section(c, figures) for c in report["claims"]),
         errata_html(report),
+        f'<section id="{GLOSSARY_ANCHOR}"><h2>Glossary</h2><p>{HTML.join(GLOSSARY)}</p></section>',
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

@@ -158,3 +158,66 @@ def report_problems(report: Mapping[str, Any], markdown: str, page: str) -> list
     empty when nothing misleads."""
     return (json_problems(report) + errata_problems(report) + scope_problems(report)
             + rendered_problems(report, markdown, page))
+
+
+# -- budgets of the renderings (issue 36): a reader finds a claim's verdict and deciding numbers in a minute --------
+
+BUDGETS = {"markdown_lines": 700, "html_bytes": 500 * 1024, "significant_digits": 6}
+"""claims.md at most 700 lines; claims.html at most 500 KB with its figures embedded; no number in prose printed
+with more than 6 significant digits (unless exact, i.e. its further digits are zeros, or at rounding level)."""
+ROUNDING_LEVEL = 1e-6
+"""Below this magnitude a number is a rounding-level value (an error, a tolerance) and may print every digit."""
+
+_REPR = re.compile(
+    r"=None\b|\{'|\{\"|\['|\[\"|\w=[\[{(]"
+    r"|\[\s*[-+]?\d[\d.e+-]*(?:\s*,\s*[-+]?\d[\d.e+-]*){2,}\s*\]"
+)
+"""A Python repr in prose: ``=None``, a dict's or a list's of strings opening, ``name=[...]``, or a list of three or
+more numbers."""
+_FLOAT = re.compile(r"(?<![\w.])[-+]?(\d+)\.(\d+)(?:e[-+]?\d+)?(?![\w.])")
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", flags=re.S)
+_HTML_CODE = re.compile(r"<pre>.*?</pre>|<code>.*?</code>|<style>.*?</style>|<img [^>]*>|<details>.*?</details>"
+                        r'|<section id="errata">.*?</section>', flags=re.S)
+"""What of claims.html is no prose of the main text: code, images, the folded details (notes and recorded data,
+also in claims.json) and the errata section (the recorded counterexamples, as errata.md has them)."""
+
+
+def significant_digits(text: str) -> int:
+    """The significant digits of a decimal numeral ("0.000886": 3; "1.000000": 1; "10.29576": 7)."""
+    digits = re.sub(r"e.*$", "", text.lstrip("+-").lower()).replace(".", "")
+    return len(digits.lstrip("0").rstrip("0")) or 1
+
+
+def prose_problems(text: str, where: str) -> list[str]:
+    """Python reprs and over-long numbers in ``text`` (prose: code already removed), one line each."""
+    problems = [f"{where}: a Python repr in prose: ...{text[max(0, m.start() - 40):m.end() + 20]!s}..."
+                for m in _REPR.finditer(text)]
+    for m in _FLOAT.finditer(text):
+        numeral = m.group()
+        if significant_digits(numeral) > BUDGETS["significant_digits"] and abs(float(numeral)) >= ROUNDING_LEVEL:
+            problems.append(f"{where}: {numeral} printed with {significant_digits(numeral)} significant digits")
+    return problems
+
+
+def markdown_prose(markdown: str) -> str:
+    """claims.md without its code (fenced blocks, code spans) and link targets."""
+    return re.sub(r"\]\([^)]*\)", "]", _CODE.sub(" ", markdown))
+
+
+def html_prose(page: str) -> str:
+    """claims.html's main text: without code, preformatted blocks, images, style, folded details, the errata
+    section and tags."""
+    return html_module.unescape(re.sub(r"<[^>]+>", " ", _HTML_CODE.sub(" ", page)))
+
+
+def budget_problems(markdown: str, page: str) -> list[str]:
+    """What breaks ``BUDGETS`` in a rendered claims.md and claims.html (empty: within budget)."""
+    problems = []
+    lines = len(markdown.splitlines())
+    if lines > BUDGETS["markdown_lines"]:
+        problems.append(f"claims.md has {lines} lines, over its budget of {BUDGETS['markdown_lines']}")
+    size = len(page.encode("utf-8"))
+    if size > BUDGETS["html_bytes"]:
+        problems.append(f"claims.html is {size / 1024:.0f} KB, over its budget of {BUDGETS['html_bytes'] // 1024} KB")
+    return problems + prose_problems(markdown_prose(markdown), "claims.md") + prose_problems(
+        html_prose(page), "claims.html")

@@ -10,12 +10,18 @@ from claims.report._errata import ERRATA_FILE, claim_errata_line, paper_errors
 from claims.report._model import report_digest
 from claims.report._parts import (
     BEYOND_PAPERS,
+    EVIDENCE_HEADER,
+    GLOSSARY,
+    GLOSSARY_ANCHOR,
     LEGEND,
     SETTING_HEADER,
     SUMMARY_HEADER,
     TEST_HEADER,
     Markup,
     claim_heading,
+    claim_notes,
+    evidence_rows,
+    rule_lines,
     statement_label,
     counterexample_parts,
     finding_parts,
@@ -37,6 +43,12 @@ from claims.report._parts import (
 )
 
 
+DETAILS_ELSEWHERE = ("Each claim's section below gives its statement, verdict, deciding evidence and figures; its "
+                     "details (how it is read, why, setting, tests, findings, notes) are folded in claims.html "
+                     "(claims.html#ID) and printed by `python -m claims show ID`.")
+"""Where claims.md sends a reader for a claim's details, which it leaves out to stay short."""
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -54,12 +66,14 @@ def _table(header: Iterable[str], rows: Iterable[list[str]]) -> list[str]:
 
 def render_markdown(report: dict[str, Any]) -> str:
     md = MARKDOWN.join
-    lines = ["# Claims report", "", f"{summary_line(report)}.", "", citation_markdown(report, report_digest(report))]
+    citation = citation_markdown(report, report_digest(report), bibtex=False)
+    lines = ["# Claims report", "", f"{summary_line(report)}.", "", citation]
     partial = partial_parts(report)
     if partial:
         lines += [md(partial), ""]
     lines += [md(parts) for parts in run_lines(report)]
-    lines += ["", md(papers_parts(report)), "", md(LEGEND), ""]
+    lines += ["", md(papers_parts(report)), "", md(LEGEND) + f" ([Glossary](#{GLOSSARY_ANCHOR}))", "",
+              DETAILS_ELSEWHERE, ""]
     lines += _table(SUMMARY_HEADER, (summary_cells(c, MARKDOWN) for c in paper_claims(report)))
     if beyond_paper_claims(report):
         lines += ["", "## Questions beyond the papers", "", BEYOND_PAPERS, ""]
@@ -71,7 +85,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines.append("")
     for c in report["claims"]:
         if shows_section(c):
-            lines += claim_section(c)
+            lines += claim_section(c, details=False)
+    lines += ["## Glossary", "", md(GLOSSARY), ""]
     return "\n".join(lines)
 
 
@@ -80,18 +95,28 @@ def _alt(caption: str) -> str:
     return " ".join(caption.split()).replace("[", "(").replace("]", ")")
 
 
-def claim_section(c: dict[str, Any]) -> list[str]:
-    """One claim's section of claims.md (its lines): heading, statement, how the suite reads it, the verdict and
-    why, the setting, failures and counterexamples, the correction and errata, the tests, findings, notes,
-    figures (``python -m claims show`` prints it alone)."""
+def claim_section(c: dict[str, Any], details: bool = True) -> list[str]:
+    """One claim's section of claims.md (its lines), in three layers: the statement and the verdict sentence with
+    its scale; the deciding evidence as a small table, the correction and errata; the figures. Then, with
+    ``details`` (``python -m claims show`` prints them; claims.md leaves them to claims.html and ``show``): how
+    the suite reads it, why, the setting, failures and counterexamples, the tests, findings, rules and notes."""
     md = MARKDOWN.join
-    lines: list[str] = []
-    lines += [f"## {claim_heading(c)}", "", f"{statement_label(c)}: {c['statement']}", ""]
+    # one paragraph per layer, its lines joined by hard line breaks ("\\" at a line's end): the main text stays
+    # short (claims.md's budget, ``claims.report._lint.BUDGETS``)
+    first = [f"{statement_label(c)}: {c['statement']}", md(verdict_parts(c))]
+    first += [f"Correction: {c['correction']}"] if c["correction"] else []
+    first += [claim_errata_line(c)] if claim_errata_line(c) else []
+    lines = [f"## {claim_heading(c)}"] + [line + "\\" for line in first[:-1]] + first[-1:]
+    if evidence_rows(c):
+        lines += [""] + _table(EVIDENCE_HEADER, ([_cell(v) for v in row] for row in evidence_rows(c)))
+    figures = " ".join(f"![{_alt(figure['caption'])}]({figure['path']})" for figure in c.get("figures", []))
+    lines += ["", figures] if figures else []
+    if not details:
+        return lines
     how = reading_parts(c)
     if how:
-        lines += ["### How the suite reads it", ""] + [line for parts in how for line in (md(parts), "")]
-    lines.append(md(verdict_parts(c)))
-    lines += [f"- {reason}" for reason in c["why"] + power_lines(c)]
+        lines += ["", "### How the suite reads it"] + [line for parts in how for line in ("", md(parts))]
+    lines += ["", "### Details", ""] + [f"- {reason}" for reason in c["why"] + power_lines(c)]
     if setting_rows(c):
         lines += [""] + _table(SETTING_HEADER, ([_cell(v) for v in row] for row in setting_rows(c)))
     for failure in c["violations"]:
@@ -100,17 +125,14 @@ def claim_section(c: dict[str, Any]) -> list[str]:
             lines += ["", "```", failure["falsifying_example"], "```"]
     for ce in c["counterexamples"]:
         lines += ["", md(counterexample_parts(ce))]
-    if c["correction"]:
-        lines += ["", f"Correction: {c['correction']}"]
-    if claim_errata_line(c):
-        lines += ["", claim_errata_line(c)]
     lines += [""] + _table(TEST_HEADER, (test_cells(t, MARKDOWN) for t in c["evidence"]))
+    rules, notes, finding_notes = claim_notes(c)
     for name, f in c["findings"].items():
         lines += ["", md(finding_parts(name, f))]
-        lines += [f"- {note}" for note in f["notes"]]
-    if c["notes"]:
-        lines += [""] + [f"- {note}" for note in c["notes"]]
-    for figure in c.get("figures", []):
-        lines += ["", f"![{_alt(figure['caption'])}]({figure['path']})"]
+        lines += [f"- {note}" for note in finding_notes[name]]
+    if notes:
+        lines += [""] + [f"- {note}" for note in notes]
+    if rules:
+        lines += [""] + [f"- {line}" for line in rule_lines(rules)]
     lines.append("")
     return lines

@@ -6,6 +6,7 @@ the one-line summary (``summary_line``, printed by the plugin too) and how numbe
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -14,9 +15,11 @@ from claims.evidence._paper import SUITES_QUESTION
 from claims.report._headline import (
     case_text,
     claim_headline,
+    claim_trends,
     entry_kinds,
     format_error,
     format_number,
+    kind_items,
     kind_lines,
     reading,
     per_test_headline,
@@ -163,7 +166,7 @@ def papers_parts(report: dict[str, Any]) -> Parts:
     return parts + ["."]
 
 
-LEGEND: Parts = [
+GLOSSARY: Parts = [
     "Cases are Hypothesis examples (or checks outside ", Code("@given"), "; trajectories, runs, optima where a "
     "test says so) with a non-degenerate check, shown as informative / all: a case is informative when its check "
     "could have come out the other way on it (not a bound above the largest value its left side can take, a left "
@@ -185,6 +188,18 @@ LEGEND: Parts = [
     "no case where its statement held shows its counterexamples. The negative control is ", Code("rejected"),
     " when every control of the claim ran and the same check refused its cases, so the check is shown able to fail.",
 ]
+
+GLOSSARY_ANCHOR = "glossary"
+"""The id (HTML) and heading (Markdown) of the glossary section, which holds ``GLOSSARY``."""
+
+LEGEND: Parts = [
+    "A case is a check that could have come out the other way (informative / all cases); ", Strong("Headline"),
+    ": the figures that fit each kind of check, against its tolerance or rule; the negative control is ",
+    Code("rejected"), " when the same check refused its perturbed cases. Each claim's section opens with its "
+    "verdict, then the deciding evidence, figures and folded details. Terms: see the glossary at the end.",
+]
+"""The few lines above the summary table; the full definitions are the glossary's (``GLOSSARY``)."""
+
 
 SUMMARY_HEADER = ("ID", "Claim", "Verdict", "Reading", "Informative / cases", "Headline", "Negative control")
 
@@ -332,3 +347,206 @@ def finding_parts(name: str, f: dict[str, Any]) -> Parts:
         f" (beyond the statement, not counted as its evidence): {f['cases']} cases, {f['degenerate']} degenerate; "
         f"{shown or '-'}.",
     ]
+
+
+EVIDENCE_HEADER = ("Check", "Deciding figure", "Tolerance or rule", "Informative / checks")
+
+
+_RULES = {
+    "identity": "error <= its rounding bound",
+    "conserved rate": "|dQ/dt| <= its rounding bound",
+    "property": "holds in every check",
+    "inequality": "slack >= -tolerance (rounding), relative",
+    "nonzero rate": "above its rounding bound",
+    "drift limit": "limit beyond its error estimate",
+    "settled limit": "inside the statement's interval",
+}
+"""The decision rule of each kind of check, in words (its numbers are in the deciding figure beside it)."""
+
+
+def _criterion(kind: str, part: dict[str, Any], trends: list[dict[str, Any]]) -> str:
+    """A kind's tolerance or decision rule, in a few words."""
+    if kind == "trend":
+        rules = dict.fromkeys(
+            f"one-sided p <= {t['alpha']:g}, effect >= {t['min_effect']:g}" if t.get("direction") != "none"
+            else f"equivalence: |effect| < {t['min_effect']:g}" for t in trends if t.get("alpha") is not None)
+        return "; ".join(rules) or "-"
+    nearest = part.get("nearest") or {}
+    if kind == "drift order" and nearest.get("band") is not None:
+        return f"slope >= order - {format_number(nearest['band'])}, finest drift below its ratio"
+    return _RULES.get(kind, "error <= tolerance")
+
+
+def _count(kind: str, part: dict[str, Any], trends: list[dict[str, Any]]) -> str:
+    """A kind's informative / all checks; a trend's: its trends (informative / all) and the runs they rest on."""
+    if kind == "trend" and trends:
+        informative = sum(not t.get("uninformative") for t in trends)
+        runs = sum(t.get("n") or 0 for t in trends)
+        return f"{informative}/{len(trends)} trends, {runs} runs"
+    return f"{part.get('informative', part['checks'])}/{part['checks']}"
+
+
+def evidence_rows(c: dict[str, Any]) -> list[list[str]]:
+    """The deciding evidence of a claim, one row per kind of check (``EVIDENCE_HEADER``): its headline figure,
+    its tolerance or rule, its informative and all checks. First the cases where the (corrected) statement held,
+    then, for a kind with counterexamples to the printed statement, those ("printed statement fails: ...");
+    a trend is one row (its text names the deciding trend among all of them)."""
+    by_kind, trends = entry_kinds(c), claim_trends(c, False)
+    holding = kind_items(by_kind, trends)
+    shown = {kind for kind, _, _ in holding}
+    violating = [item for item in kind_items(by_kind, trends, "violating")
+                 if item[0] != "trend" or "trend" not in shown]
+    rows = []
+    for prefix, items in (("", holding), ("printed statement fails: " if holding else "fails: ", violating)):
+        for kind, line, part in items:
+            figure = line.removeprefix(f"{kind}: ")
+            rows.append([kind, prefix + figure, _criterion(kind, part, trends), _count(kind, part, trends)])
+    return rows
+
+
+_RULE = re.compile(r"; rule: ")
+
+
+def _rule_span(note: str, start: int) -> int:
+    """Where a rule's text that starts at ``start`` ends: at the parenthesis that closes the one it sits in."""
+    depth = 0
+    for i in range(start, len(note)):
+        depth += {"(": 1, ")": -1}.get(note[i], 0)
+        if depth < 0:
+            return i
+    return len(note)
+
+
+def named_rules(notes: list[str]) -> dict[str, str]:
+    """The decision rules the notes state ("; rule: ..."), each named once: {rule text: "R1", ...}."""
+    rules: dict[str, str] = {}
+    for note in notes:
+        for match in _RULE.finditer(note):
+            text = note[match.end():_rule_span(note, match.end())]
+            rules.setdefault(text, f"R{len(rules) + 1}")
+    return rules
+
+
+_SCALE = "; scale used: "
+"""Where a trend's note states the scale of its runs (``claims.checks._trends``): to the note's end."""
+
+
+def _scale_text(note: str) -> str | None:
+    at = note.find(_SCALE)
+    return note[at + len(_SCALE):].removesuffix(".") if at >= 0 else None
+
+
+def named_scales(notes: list[str], first: int = 1) -> dict[str, str]:
+    """The scales the notes state ("; scale used: ..." to the note's end), each named once: {text: "S1", ...}."""
+    scales: dict[str, str] = {}
+    for note in notes:
+        text = _scale_text(note)
+        if text:
+            scales.setdefault(text, f"S{len(scales) + first}")
+    return scales
+
+
+def short_note(note: str, names: dict[str, str]) -> str:
+    """A note with each rule and scale it states replaced by its name (``named_rules``, ``named_scales``)."""
+    out, position = [], 0
+    for match in _RULE.finditer(note):
+        end = _rule_span(note, match.end())
+        name = names.get(note[match.end():end])
+        if name:
+            out += [note[position:match.start()], f"; rule {name}"]
+            position = end
+    note = "".join(out) + note[position:]
+    scale = _scale_text(note)
+    if scale in names:
+        note = note[:note.find(_SCALE)] + f"; scale {names[scale]}."
+    return note
+
+
+def claim_notes(c: dict[str, Any]) -> tuple[dict[str, str], list[str], dict[str, list[str]]]:
+    """(the claim's named rules and scales, its notes, its findings' notes by name), each rule and each trend's
+    scale printed once, by name ("rule R1", "scale S1")."""
+    findings = {name: f["notes"] for name, f in c["findings"].items()}
+    every = c["notes"] + [n for notes in findings.values() for n in notes]
+    names = named_rules(every) | named_scales(every)
+    return (names, [short_note(n, names) for n in c["notes"]],
+            {name: [short_note(n, names) for n in notes] for name, notes in findings.items()})
+
+
+def rule_lines(names: dict[str, str]) -> list[str]:
+    """"Rule R1: ..." once per rule, "Scale S1: ..." once per scale."""
+    return [f"{'Scale' if name.startswith('S') else 'Rule'} {name}: {text}." for text, name in names.items()]
+
+
+def named_in(names: dict[str, str], text: str) -> dict[str, str]:
+    """The rules and scales of ``names`` that ``text`` refers to ("rule R1", "scale S1")."""
+    return {item: name for item, name in names.items()
+            if re.search(rf"\b{'scale' if name.startswith('S') else 'rule'} {name}\b", text)}
+
+
+SHOWN_NOTE = 100
+"""A counterexample's recorded values are printed in claims.html up to this many characters; the rest is in
+claims.json (and in ``python -m claims show``): long lists of per-run numbers belong to the JSON and the figures."""
+NOTES_SHOWN = 300
+"""Characters of a claim's notes (its own first, then its findings') that claims.html shows, each note whole while it
+fits, the next one cut at what is left (when 100 characters or more are). The page must stay within its budget
+(``claims.report._lint.BUDGETS``, 500 KB) with every figure and room for more: on the ci report of 5b94bde, 300 gives
+448 KB, 500 460 KB, 1000 481 KB and every note in full 568 KB (notes total ~150 kB there). ``python -m claims show``
+prints them all in full."""
+
+
+def clipped(note: str, limit: int = SHOWN_NOTE) -> str:
+    """``note`` cut at its last "; " or ", " before ``limit`` characters, saying how much is left out."""
+    if len(note) <= limit:
+        return note
+    cut = max(note.rfind("; ", 0, limit), note.rfind(", ", 0, limit))
+    cut = cut if cut > limit // 2 else limit
+    return note[:cut].rstrip() + f" ... (+{len(note) - cut} characters)"
+
+
+def notes_within(lists: list[list[str]], budget: int = NOTES_SHOWN) -> tuple[list[list[str]], int, int]:
+    """The notes of ``lists`` (a claim's, then each finding's, in that order of priority) that claims.html shows
+    within ``budget`` characters: each note whole while it fits, the next cut at what is left (when 100 characters or
+    more are), the rest left out; with how many notes and characters were left out or cut."""
+    shown, left, characters = [], 0, 0
+    for notes in lists:
+        mine = []
+        for note in notes:
+            if len(note) <= budget:
+                mine.append(note)
+                budget -= len(note)
+                continue
+            if budget >= 100:
+                mine.append(clipped(note, budget))
+                characters += len(note) - budget
+                budget = 0
+            else:
+                left, characters = left + 1, characters + len(note)
+        shown.append(mine)
+    return shown, left, characters
+
+
+def tests_line(c: dict[str, Any]) -> str:
+    """A claim's tests counted by role and outcome ("16 tests: 10 evidence passed, 6 control passed")."""
+    counts: dict[str, int] = {}
+    for t in c["evidence"]:
+        key = f"{t['role']} {t['outcome']}"
+        counts[key] = counts.get(key, 0) + 1
+    return f"{len(c['evidence'])} tests: " + ", ".join(f"{n} {key}" for key, n in counts.items())
+
+
+def test_list_lines(tests: list[dict[str, Any]]) -> list[str]:
+    """``tests`` compactly, one line per test module: "test_x.py: test_a[p] 6/6; test_b (control) 3/3" (informative
+    / cases; the outcome and role are said when they are not "passed" and "evidence"); every test's numbers are in
+    claims.json."""
+    modules: dict[str, list[str]] = {}
+    for t in tests:
+        module, _, name = t["nodeid"].rpartition("::")
+        said = ", ".join(word for word in (t["role"], t["outcome"]) if word not in ("evidence", "passed"))
+        modules.setdefault(module.rpartition("/")[2] or module, []).append(
+            f"{name} ({said}) {informative_count(t)}" if said else f"{name} {informative_count(t)}")
+    return [f"{module}: {'; '.join(names)}" for module, names in modules.items()]
+
+
+def unusual_tests(c: dict[str, Any]) -> list[dict[str, Any]]:
+    """The claim's tests that did not pass, or passed with no informative case: the ones a reader looks up."""
+    return [t for t in c["evidence"] if t["outcome"] != "passed" or not t.get("informative", t.get("cases", 1))]

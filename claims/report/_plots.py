@@ -17,6 +17,13 @@ from claims.report._figures import SIZE, log_scale, new_figure, record_figure
 
 MAX_LINES = 16
 """At most this many trajectories drawn per panel (an evenly spaced sample; statistics use all)."""
+LEVEL_SPREAD = 0.06
+"""The points of one level are spread sideways evenly over +-6 % of the level (a log axis: a factor 0.94..1.06;
+a linear one: +-6 % of the smallest gap between levels), whatever the number of runs, so that equal values stay
+visible and no point comes near another level."""
+LEVEL_SPREAD_NOTE = (f"the points of one level are spread sideways over +-{LEVEL_SPREAD:.0%} of it so that equal "
+                     "values stay visible: a point's x position within its level carries no information")
+"""Said by every ``plot_levels`` figure's caption (the tests' captions include it)."""
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 
 
@@ -40,15 +47,27 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value)
 
 
+THRESHOLD_STYLES = ("--", ":", "-.")
+
+
 def _reference_line(axes, x: Sequence[float], reference: Any) -> None:
-    """``reference``: a number (a horizontal line), (label, number), or (label, list of y over x)."""
+    """``reference``: a number (a horizontal line), (label, number), (label, list of y over x), or a list of
+    these (each its own dash style: several thresholds); the y axis is widened to show every line."""
     if reference is None:
         return
-    label, value = reference if isinstance(reference, tuple) else ("reference", reference)
-    if isinstance(value, (int, float)):
-        axes.axhline(value, color="black", lw=1, ls="--", label=label)
-    else:
-        axes.plot(list(x), list(value), color="black", lw=1, ls="--", label=label)
+    for k, item in enumerate(reference if isinstance(reference, list) else [reference]):
+        label, value = item if isinstance(item, tuple) else ("reference", item)
+        style = THRESHOLD_STYLES[k % len(THRESHOLD_STYLES)]
+        if isinstance(value, (int, float)):
+            axes.axhline(value, color="black", lw=1, ls=style, label=label)
+            low, high = axes.get_ylim()  # a threshold the data stay far from is still drawn, with a margin
+            if axes.get_yscale() == "log":
+                axes.set_ylim(min(low, value / 1.5), max(high, value * 1.5))
+            else:
+                margin = 0.05 * (max(high, value) - min(low, value) or 1)
+                axes.set_ylim(min(low, value - margin), max(high, value + margin))
+        else:
+            axes.plot(list(x), list(value), color="black", lw=1, ls=style, label=label)
 
 
 def _line2d():
@@ -82,8 +101,8 @@ def plot_over_time(
     logx: bool = False, logy: bool = False, reference: Any = None,
 ):
     """One line per entry of ``ys`` (label -> values at ``x``) against ``x``. ``reference``: a
-    number (dashed horizontal line), ``(label, number)``, or ``(label, values at x)``. On a log
-    axis, values <= 0 are left out."""
+    number (dashed horizontal line), ``(label, number)``, ``(label, values at x)``, or a list of these (the
+    thresholds a claim is judged against, each drawn and inside the axis). On a log axis, values <= 0 are left out."""
     figure, (axes,) = new_figure(title=title)
     _panel_over_time(axes, x, ys, xlabel=xlabel, ylabel=ylabel, logx=logx, logy=logy, reference=reference)
     return figure
@@ -108,8 +127,8 @@ def _panel_over_time(axes, x, ys, *, xlabel, ylabel, logx, logy, reference) -> N
         xs, vs = [p[0] for p in pairs], [p[1] for p in pairs]
         axes.plot(xs, vs, marker="osD^v"[k % 5], ms=3.5, lw=1.2, ls=("-", "--", "-.", ":")[k % 4],
                   color=COLORS[k % len(COLORS)], label=str(label))
-    _reference_line(axes, x, reference)
     log_scale(axes, ("x" if logx else "") + ("y" if logy else ""))
+    _reference_line(axes, x, reference)
     axes.set_xlabel(xlabel, fontsize=8)
     axes.set_ylabel(ylabel, fontsize=8)
     axes.tick_params(which="both", labelsize=7)
@@ -234,29 +253,30 @@ def plot_levels(
     panels: Sequence[Mapping[str, Any]], *, ylabel: str, title: str, logx: bool = True,
 ):
     """A response against a design's levels, one panel per design: each panel a dict with
-    ``levels`` and ``responses`` (one per run: every seed a point, jittered sideways), ``xlabel``
-    and optionally ``title`` and ``reference`` (a number or (label, number): a dashed line); the mean
-    per level is a line, with the seeds' range as error bars."""
+    ``levels`` and ``responses`` (one per run: every seed a point, spread sideways evenly over +-``LEVEL_SPREAD``
+    of its level, whatever the number of seeds: say so in the caption with ``LEVEL_SPREAD_NOTE``), ``xlabel`` and
+    optionally ``title`` and ``reference`` (a number or (label, number): a dashed line); the mean per level is a
+    line, with the seeds' range as error bars."""
     figure, axes = new_figure(len(panels), size=SIZE if len(panels) == 1 else None, title=title)
     for ax, panel in zip(axes, panels):
         by_level: dict[float, list[float]] = {}
         for level, value in zip(panel["levels"], panel["responses"]):
             by_level.setdefault(float(level), []).append(float(value))
         levels = sorted(by_level)
-        jitter = 1.04 if logx else None
+        gap = min((b - a for a, b in zip(levels, levels[1:])), default=1.0)
         for level in levels:
             values = by_level[level]
             n = len(values)
-            xs = [level * jitter ** (i - (n - 1) / 2) if logx
-                  else level + 0.02 * (i - (n - 1) / 2) * (levels[-1] - levels[0] or 1)
-                  for i in range(n)]
+            offsets = [LEVEL_SPREAD * (2 * i / (n - 1) - 1) if n > 1 else 0.0 for i in range(n)]  # -spread..+spread
+            xs = [level * (1 + o) if logx else level + o * gap for o in offsets]
             ax.plot(xs, values, ls="none", marker="o", ms=3.5, color=COLORS[0], alpha=0.6)
         means = [statistics.fmean(by_level[level]) for level in levels]
         low = [max(0.0, m - min(by_level[level])) for m, level in zip(means, levels)]
         high = [max(0.0, max(by_level[level]) - m) for m, level in zip(means, levels)]
         ax.errorbar(levels, means, yerr=[low, high], color="black", lw=1.2, capsize=3, marker="s", ms=4,
                     label="mean per level (bars: range over seeds)")
-        ax.plot([], [], ls="none", marker="o", ms=3.5, color=COLORS[0], alpha=0.6, label="one run (seed)")
+        ax.plot([], [], ls="none", marker="o", ms=3.5, color=COLORS[0], alpha=0.6,
+                label=f"one run (seed), spread +-{LEVEL_SPREAD:.0%} sideways")
         _reference_line(ax, levels, panel.get("reference"))
         if logx:
             ax.set_xscale("log", base=2)
@@ -398,28 +418,27 @@ def plot_layer_bounds(rows: Sequence[Mapping[str, Any]], *, title: str):
     return figure
 
 
+LAW_COUNT_SPREAD = 0.15
+"""How far (in laws, both axes) ``plot_law_counts`` moves a marker so that equal counts stay visible."""
+
+
 def plot_law_counts(rows: Sequence[Mapping[str, Any]], *, title: str):
-    """Two panels from rows {"family", "D", "counted", "predicted", "seconds"}: counted against predicted
-    (one color per family, markers jittered by up to 0.15 so that equal counts stay visible, the diagonal
-    dashed), and the time against D (log y)."""
-    figure, (counts, cost) = new_figure(2, title=title)
+    """Counted against predicted from rows {"family", "counted", "predicted"}: one color per family, markers moved
+    by up to ``LAW_COUNT_SPREAD`` on both axes so that equal counts stay visible, the diagonal dashed. Evidence only:
+    the counter's time is in the rows (the JSON), not in the figure (``plot_cost_against_size`` draws it)."""
+    figure, (counts,) = new_figure(1, title=title)
     families = sorted({row["family"] for row in rows})
     for i, family in enumerate(families):
         mine = [row for row in rows if row["family"] == family]
-        jitter = [0.15 * math.sin(7.0 * k + i) for k in range(len(mine))]
+        jitter = [LAW_COUNT_SPREAD * math.sin(7.0 * k + i) for k in range(len(mine))]
         counts.scatter([r["predicted"] + j for r, j in zip(mine, jitter)],
                        [r["counted"] + j for r, j in zip(mine, jitter)],
                        s=14, color=COLORS[i % len(COLORS)], label=family, alpha=0.8)
-        cost.scatter([r["D"] for r in mine], [r["seconds"] for r in mine],
-                     s=14, color=COLORS[i % len(COLORS)], alpha=0.8)
     top = max([max(r["counted"], r["predicted"]) for r in rows], default=1) + 1
     counts.plot([0, top], [0, top], color="black", lw=1, ls="--", label="counted = predicted")
     counts.set_xlabel("laws given by Lemma 2 and Theorem 1")
     counts.set_ylabel("laws counted (D - dim Lie)")
     _legend(counts)
-    log_scale(cost, "y")
-    cost.set_xlabel("parameters D")
-    cost.set_ylabel("seconds (exact ranks)")
     return figure
 
 

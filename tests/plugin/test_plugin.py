@@ -85,6 +85,13 @@ def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     assert "-p no:cacheprovider --hypothesis-profile=ci`" in markdown
 
 
+def details(report: dict) -> str:
+    """Every claim's section with its details (``python -m claims show``), which claims.md leaves out."""
+    from claims.report._markdown import claim_section
+
+    return "\n".join(line for c in report["claims"] for line in claim_section(c))
+
+
 def without_timings(report: dict) -> dict:
     for claim in report["claims"]:
         for test in claim["evidence"]:
@@ -148,7 +155,7 @@ def test_a_finished_run_with_failures_is_complete_and_says_what_failed(pytester,
     assert "incomplete" not in result.stdout.str()
     assert report["citation"]["citable"] is False
     assert "test_failing.py::test_broken (error; GP22.L2)" in report["citation"]["not_citable_because"]
-    markdown = (pytester.path / "reports" / "claims.md").read_text()
+    markdown = details(report)  # a claim's details: claims.html (folded) and `python -m claims show`, not claims.md
     assert "Refuting test `test_failing.py::test_refuted`: absolute error 1 exceeds tolerance" in markdown
     assert "test_refuted(\n    x=" in markdown
 
@@ -411,9 +418,7 @@ def test_declared_verdicts_need_a_rejected_control(pytester, ci):
     assert l10["counterexample"]["error"] == 0.5
     assert l10["counterexample"]["details"]["statement"] == "printed, constant 1"
     assert ("The printed statement fails in `test_verdicts.py::test_corrected` (the case nearest to acceptance): "
-            "lhs 1.5 > rhs 1 by 0.5 (tolerance 1e-15, absolute)") in (
-        pytester.path / "reports" / "claims.md"
-    ).read_text()
+            "lhs 1.5 > rhs 1 by 0.5 (tolerance 1e-15, absolute)") in details(report)
     r1 = entry(report, "LJ22.R1")
     assert r1["verdict"] == "inconclusive" and r1["negative_control"] == "absent"
 

@@ -44,7 +44,7 @@ import pytest
 from claims import TrendRule, check_trend, check_trend_rejected, finding, record_figure, record_note, record_series
 from claims.evidence import permuted_levels
 from claims.gp22 import MEMO_SCALES, TRAINS_AT, register
-from claims.report import plot_levels
+from claims.report import LEVEL_SPREAD_NOTE, plot_levels
 # GP22.S32's design and its exclusion rules from their one definition (pytest imports test modules by name): the
 # runs judged here are S32's own, left out by S32's criteria, so a change there cannot leave this claim behind
 from test_gp22_trends import MLP, designs, healthy, judge_power_after_exclusions, trained
@@ -129,7 +129,7 @@ def test_lrg_larger_learning_rate_gives_a_smaller_min_batch_gradient_norm(design
     record_figure(figure, "min batch gradient norm against learning rate",
                   caption=f"The mean over the trainable matrices of log10 of the min over {GRADIENT_DRAWS} random "
                           "batches of ||grad_{W^{pq}} L^lambda_{S~}||_F at the end of training, one point per run "
-                          "that trained, against eta (log scale).",
+                          f"that trained ({LEVEL_SPREAD_NOTE}), against eta (log scale).",
                   scale=f"{MLP} on digits (1257 training samples), {len(kept.runs)} runs that trained, 40 epochs, "
                         "B = 32, momentum 0.9, lambda 5e-3")
 

@@ -41,7 +41,7 @@ from claims import (
 from claims.evidence import detectable_effect, permuted_levels, recorded_series, swapped_pairs, trend_test
 from claims.gp22 import MEMO_SCALES, TRAINS_AT, Base, Design, DesignResult, register
 from claims.models import digits
-from claims.report import plot_levels
+from claims.report import LEVEL_SPREAD_NOTE, plot_levels
 
 S32 = pytest.mark.claim("GP22.S32")
 F2 = pytest.mark.claim("GP22.F2")
@@ -340,8 +340,9 @@ def rank_figure(design_runner, panels: list[tuple[Design, object]], name: str) -
     record_figure(
         figure, name,
         caption=(f"{first.architecture}: the Section 4.1 rank averaged over the trainable matrices at the end of "
-                 f"training, against the {FACTOR_LABELS[first.factor]} (log scale); one point per seed, the mean per "
-                 "level with the seeds' range; the panel title gives the trend test of the claim's statement."),
+                 f"training, against the {FACTOR_LABELS[first.factor]} (log scale); one point per seed "
+                 f"({LEVEL_SPREAD_NOTE}), the mean per level with the seeds' range; the panel title gives the "
+                 "trend test of the claim's statement."),
         scale=(f"{first.architecture} on digits (1257 training samples), "
                f"{first.seeds * design_runner.seed_factor} seeds per level, {first.length} {first.budget}, "
                f"base {base}, momentum SGD"),

@@ -255,3 +255,39 @@ def test_write_report_puts_svg_and_pdf_beside_the_png_and_drops_stale_ones(tmp_p
     assert "svg" not in (tmp_path / "claims.json").read_text()  # the report lists the PNG only: same digest
     write_report(report(("png",)), tmp_path)  # a new PNG without vectors: the old ones would not match it
     assert [p.suffix for p in (tmp_path / "figures").iterdir()] == [".png"]
+
+
+def test_points_of_a_level_stay_within_the_stated_spread_whatever_the_number_of_seeds():
+    """GP22.F2/S32 drew 21 seeds a factor 1.04 apart: eta = 0.1 spread over 0.07-0.14 on its log axis. The spread
+    is now +-LEVEL_SPREAD of the level (the caption says so with LEVEL_SPREAD_NOTE), for 3 seeds as for 21."""
+    for seeds in (3, 21):
+        figure = plots.plot_levels([dict(levels=[0.05] * seeds + [0.1] * seeds, responses=list(range(2 * seeds)),
+                                         xlabel="eta")], ylabel="rank", title="t")
+        xs = [x for line in figure.axes[0].lines if line.get_marker() == "o" for x in line.get_xdata()]
+        for level in (0.05, 0.1):
+            mine = [x for x in xs if abs(x / level - 1) < 0.3]
+            assert len(mine) == seeds
+            assert min(mine) == pytest.approx(level * (1 - plots.LEVEL_SPREAD))
+            assert max(mine) == pytest.approx(level * (1 + plots.LEVEL_SPREAD))
+        built(figure)
+    assert f"+-{plots.LEVEL_SPREAD:.0%}" in plots.LEVEL_SPREAD_NOTE and "no information" in plots.LEVEL_SPREAD_NOTE
+
+
+def test_the_thresholds_a_claim_is_judged_against_are_drawn_inside_the_axis():
+    """GP22.F1: its ratios stayed within 0.3-2.5 and the axis with them, while the claim is judged at 100 and 10."""
+    figure = plots.plot_over_time([10, 20, 30], {"ratio": [0.3, 1.0, 2.5]}, xlabel="epoch", ylabel="ratio",
+                                  title="t", logy=True, reference=[("orders", 100.0), ("one order", 10.0)])
+    axes = figure.axes[0]
+    low, high = axes.get_ylim()
+    assert low <= 0.3 and high > 100
+    assert sorted(line.get_ydata()[0] for line in axes.lines[1:]) == [10.0, 100.0]
+    built(figure)
+
+
+def test_the_law_count_figure_is_evidence_only():
+    """LJ22.X1's evidence figure carried the counter's time as a second panel: the time stays in the JSON."""
+    rows = [dict(family="f", D=4, counted=2, predicted=1, seconds=0.1), dict(family="g", D=6, counted=3, predicted=3,
+                                                                            seconds=0.2)]
+    figure = plots.plot_law_counts(rows, title="t")
+    assert len(figure.axes) == 1 and "seconds" not in figure.axes[0].get_ylabel()
+    built(figure)

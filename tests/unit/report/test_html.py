@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 import pytest
 
 from claims.evidence._registry import CLAIMS
+from claims.report._html import embedded_format, embedded_png
 from claims.report._json import loads
 from claims.report._model import FIGURES, TestRecord, build_report, figure_path
 from claims.report._write import write_report
@@ -159,12 +160,15 @@ def test_html_is_one_self_contained_page_with_a_section_per_claim(tmp_path, png)
     assert ids == list(CLAIMS) and page.sections[: len(ids) + 1] == ["how-to-cite", *ids]
     assert {f"#{claim_id}" for claim_id in ids} <= set(page.links)
     assert page.scripts == 0 and "<script" not in text.lower()
-    assert all(ref.startswith(("#", "data:image/png;base64,")) for ref in page.references), page.references
-    assert page.images and all(src.startswith("data:image/png;base64,") for src in page.images)
+    prefix = f"data:image/{embedded_format()};base64,"
+    assert all(ref.startswith(("#", prefix)) for ref in page.references), page.references
+    assert page.images and all(src.startswith(prefix) for src in page.images)
     embedded = [base64.b64decode(src.split(",", 1)[1]) for src in page.images]
-    assert all(data.startswith(PNG_MAGIC) for data in embedded)
+    # lossless WebP (RIFF....WEBP) where Pillow can write it, else PNG
+    assert all(data.startswith(PNG_MAGIC) or (data[:4], data[8:12]) == (b"RIFF", b"WEBP") for data in embedded)
     listed = [f["path"] for c in report["claims"] for f in c["figures"]]
-    assert sorted(embedded) == sorted((tmp_path / path).read_bytes() for path in listed)
+    # embedded at a smaller size than the full PNG in figures/ (``embedded_png``: the page's budget)
+    assert sorted(embedded) == sorted(embedded_png((tmp_path / path).read_bytes()) for path in listed)
     assert "Ratio &lt;b&gt;&amp;&lt;/b&gt; [its] bound" in text and "<b>&</b>" not in text
     assert 'class="verdict v-inconclusive"' in text or 'class="verdict v-verified"' in text
     assert report["citation"]["digest"] in text and "@inproceedings{le2022training" in text
@@ -176,7 +180,7 @@ def test_html_reads_figures_from_the_directory_for_a_report_read_back_from_json(
     write_report(build_report(RUN, records(png)), tmp_path)
     report = loads((tmp_path / "claims.json").read_text())
     images = parse(render_html(report, tmp_path)).images
-    assert [base64.b64decode(src.split(",", 1)[1]) for src in images] == [png]
+    assert [base64.b64decode(src.split(",", 1)[1]) for src in images] == [embedded_png(png)]
     assert parse(render_html(report, {})).images == []  # no bytes: the caption says the file is missing
 
 
@@ -192,3 +196,27 @@ def test_write_report_checks_the_rendered_strings_it_writes(tmp_path, png, monke
     problems = write_report(report, tmp_path)
     assert problems == ["claims.md summary: LJ22.T2's Headline shows a negative slack -1e-12 not marked as rounding"]
     assert (tmp_path / "claims.md").read_text() == broken
+
+
+def test_folded_details_show_the_first_notes_whole_name_each_scale_once_and_list_every_test():
+    """The step before showed one note cut at 100 characters and only the tests that did not pass: a referee needs the
+    notes. Now: whole notes within NOTES_SHOWN characters, the rest counted; a trend's scale sentence named once (S1);
+    a finding's note that repeats the claim's printed once; every passing test in a compact line per module."""
+    from claims.report._html import _details
+    from claims.report._parts import NOTES_SHOWN, notes_within, test_list_lines
+
+    scale = "; scale used: data digits, 3 seeds; the memo's scale: MNIST."
+    notes = [f"Trend 'a': verified (rho +0.5; rule: one-sided test){scale}", "second note " * 5,
+             f"Trend 'b': inconclusive (rho +0.1; rule: one-sided test){scale}", "x" * (2 * NOTES_SHOWN)]
+    entry = claim(build_report(RUN, records(None)), "LJ22.T2")
+    by_role = {t["role"]: t for t in entry["evidence"]}
+    test = dict(by_role["evidence"], nodeid="tests/claims/t/test_m.py::test_a[p]", informative=6, cases=6)
+    control = dict(by_role["control"], nodeid="tests/claims/t/test_m.py::test_c", informative=3, cases=3)
+    assert test["outcome"] == control["outcome"] == "passed"
+    html = _details(dict(entry, id="X.1", notes=notes, findings={}, evidence=[test, control]))
+    assert "rule R1" in html and "scale S1" in html and html.count("data digits, 3 seeds") == 1
+    assert "second note" in html and "characters left out here: python -m claims show X.1" in html
+    assert "test_m.py: test_a[p] 6/6; test_c (control) 3/3" in html
+    assert test_list_lines([test, control]) == ["test_m.py: test_a[p] 6/6; test_c (control) 3/3"]
+    shown, left, characters = notes_within([["a" * 200, "b" * 200, "c" * 50], ["d" * 10]], 300)
+    assert shown == [["a" * 200, "b" * 100 + " ... (+100 characters)"], []] and (left, characters) == (2, 160)
