@@ -242,13 +242,17 @@ def errata_html(report: dict[str, Any]) -> str:
         f'<section id="{HTML_ANCHOR}"><h2><a href="#{HTML_ANCHOR}">Errata</a></h2>',
         f"<p>{esc(_intro(report, errata))}</p>",
     ]
-    if errata:
+    errors = [e for e in errata if is_error(e)]  # the index counts errors; the no-error entries are listed apart
+    if errors:
         rows = "".join(
             f'<tr><td><a href="#{esc(e["id"])}">{esc(e["id"])}</a></td><td><a href="#{esc(e["claim"])}">'
             f'{esc(e["claim"])}</a></td><td>{esc(e["severity"])}</td><td>{esc(e["location_kind"])}: '
-            f'{esc(e["location"])}</td></tr>' for e in errata)
+            f'{esc(e["location"])}</td></tr>' for e in errors)
         out.append("<table><thead><tr><th>ID</th><th>Claim</th><th>Severity</th><th>Location</th></tr></thead>"
                    f"<tbody>{rows}</tbody></table>")
+    if len(errors) < len(errata):
+        out.append("<p>Not errors (not counted): " + ", ".join(
+            f'<a href="#{esc(e["id"])}">{esc(e["id"])}</a>' for e in errata if not is_error(e)) + ".</p>")
     not_errors_heading = "Not errors (the statement holds; a hypothesis it states is not needed; not counted)"
     for paper, entries in sheet_groups(report, errata):
         heading = esc(paper) if paper else not_errors_heading

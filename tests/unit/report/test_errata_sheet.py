@@ -223,6 +223,11 @@ def test_entries_that_are_no_error_are_listed_apart_and_not_counted():
     assert text.index("## GP22") < text.index("### GP22.P2-E2") < text.index("## Not errors") < text.index(
         "### GP22.P2-E1")
     assert "## Findings beyond the statements" in text and "convexity is not needed" in text
+    from claims.report._errata import errata_html
+
+    index = errata_html(report).split("</table>")[0]
+    assert "GP22.P2-E2" in index and "GP22.P2-E1" not in index  # the HTML index counts errors only
+    assert 'Not errors (not counted): <a href="#GP22.P2-E1">' in errata_html(report)
 
 
 def test_errata_that_share_a_cause_link_each_other_both_ways():
