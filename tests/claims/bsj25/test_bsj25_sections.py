@@ -187,13 +187,19 @@ def s22_drawn() -> tuple:
     """The starts Hypothesis draws from ``s_time_starts`` (``S22_DRAWS`` x the profile's factor, at most its
     ``max_examples``), distinct, in the order drawn; cached per session and worker, so that the claim and its
     control judge the same draws (the ``ci`` profile is derandomized, ``dev`` fixes one session seed)."""
+    return distinct_draws(s_time_starts(), S22_DRAWS)
+
+
+def distinct_draws(strategy, examples: int) -> tuple:
+    """The distinct (instance, depth, width, seed) values Hypothesis draws from ``strategy`` (``examples`` x the
+    profile's factor, at most its ``max_examples``), in the order drawn."""
     drawn = {}
 
-    @settings(max_examples=min(S22_DRAWS * trajectory_factor(), settings.default.max_examples))
-    @given(s_time_starts())
-    def collect(start):
-        instance, depth, width, seed = start
-        drawn.setdefault((instance.name, depth, width, seed), start)
+    @settings(max_examples=min(examples * trajectory_factor(), settings.default.max_examples))
+    @given(strategy)
+    def collect(value):
+        instance, depth, width, seed = value
+        drawn.setdefault((instance.name, depth, width, seed), value)
 
     collect()
     return tuple(drawn.values())
@@ -446,17 +452,8 @@ def s5_searches():
     claim and its control judge the same draws (``ci`` is derandomized, ``dev`` fixes one session seed)."""
     from claims.bsj25 import linear_search
 
-    drawn = {}
-
-    @settings(max_examples=min(S5_SEARCHES * trajectory_factor(), settings.default.max_examples))
-    @given(linear_search_cases())
-    def collect(case):
-        instance, depth, width, seed = case
-        drawn.setdefault((instance.name, depth, width, seed), case)
-
-    collect()
     cases = []
-    for instance, depth, width, seed in drawn.values():
+    for instance, depth, width, seed in distinct_draws(linear_search_cases(), S5_SEARCHES):
         shapes = instance.shapes(depth, width)
         starts, finals = linear_search(instance.x, instance.g, shapes, S5_RESTARTS, seed=seed)
         cases.append((f"{instance.name}, L = {depth}, width {width}, restarts seed {seed}", instance, shapes, starts,
