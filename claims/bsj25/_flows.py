@@ -28,9 +28,11 @@ norm = torch.linalg.vector_norm
 frobenius = torch.linalg.matrix_norm
 
 
-def value_and_gradient(theta: np.ndarray, shapes: Shapes, x: np.ndarray, g: np.ndarray) -> tuple[float, np.ndarray]:
-    """L_0 and its gradient at one parameter vector, in numpy (a tenth of torch's per-call overhead
-    on these sizes; the flow's right-hand side)."""
+def numpy_forward(
+    theta: np.ndarray, shapes: Shapes, x: np.ndarray,
+) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """The ReLU network's forward pass at one parameter vector, in numpy: its layers W_l (views of ``theta``), their
+    inputs (X, then relu of each hidden preactivation) and their preactivations W_l h_{l-1}, l = 1..L."""
     weights, start = [], 0
     for rows, cols in shapes:
         weights.append(theta[start : start + rows * cols].reshape(rows, cols))
@@ -41,6 +43,13 @@ def value_and_gradient(theta: np.ndarray, shapes: Shapes, x: np.ndarray, g: np.n
         pre.append(z)
         if layer < len(weights) - 1:
             inputs.append(np.maximum(z, 0.0))
+    return weights, inputs, pre
+
+
+def value_and_gradient(theta: np.ndarray, shapes: Shapes, x: np.ndarray, g: np.ndarray) -> tuple[float, np.ndarray]:
+    """L_0 and its gradient at one parameter vector, in numpy (a tenth of torch's per-call overhead
+    on these sizes; the flow's right-hand side)."""
+    weights, inputs, pre = numpy_forward(theta, shapes, x)
     delta = g
     grads = [theta] * len(weights)
     for layer in range(len(weights) - 1, -1, -1):

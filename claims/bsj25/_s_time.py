@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from claims.bsj25._flows import value_and_gradient
+from claims.bsj25._flows import numpy_forward, value_and_gradient
 from claims.bsj25._saddle import Shapes, loss_of_theta
 
 
@@ -94,13 +94,7 @@ class KinkCrossed(ArithmeticError):
 def hidden_preactivations(theta: np.ndarray, shapes: Shapes, x: np.ndarray) -> np.ndarray:
     """Every hidden preactivation (W_l h_{l-1})_{i n}, l = 1..L-1, of every sample, flattened: the functions whose
     sign changes are the ReLU kinks of L_0 along a path."""
-    inputs, values, start = x, [], 0
-    for rows, cols in shapes[:-1]:
-        z = theta[start : start + rows * cols].reshape(rows, cols) @ inputs
-        values.append(z.reshape(-1))
-        inputs = np.maximum(z, 0.0)
-        start += rows * cols
-    return np.concatenate(values)
+    return np.concatenate([z.reshape(-1) for z in numpy_forward(theta, shapes, x)[2][:-1]])
 
 
 @dataclass(frozen=True)
