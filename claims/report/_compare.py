@@ -6,7 +6,10 @@ error, ``exact`` when the error is 0) with its error and tolerance; the smallest
 inequality; the negative control's state; each trend's predicted-direction p-value, effect and
 verdict (trends are matched by test and statement); counterexamples that appear or go (matched by
 test, and statement when the case names one); claims added or gone. Numbers count as changed when
-they differ as shown, to 3 significant digits: a last-bit difference is no news to a reader.
+they differ at 3 significant digits (``COMPARED_DIGITS``, ``compared_value``): a last-bit difference is no news to
+a reader. That rule is the comparison's own, not the display's: the table prints its numbers as the report
+does (``format_number``, 4 significant digits), so a change can show a fourth digit, but two reports that differ
+only beyond the third digit show no change, as before the report's numbers went to 4 digits.
 Run-level differences (profile, commit, versions) go into the header: they explain changes, and a
 different profile is not itself a regression. A partial run is compared only on the claims it selected
 (``compared_claims``; the header says so): every other claim reads ``not-run`` in it, which is no news.
@@ -63,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claims.evidence._record import margin as tolerance_over_error
-from claims.report._parts import format_number
+from claims.report._headline import format_number
 
 VERDICT_RANK = {
     "verified": 0,
@@ -147,8 +150,22 @@ class Regression:
 # ----------------------------------------------------------------------------------------- comparing
 
 
+COMPARED_DIGITS = 3
+"""The comparison's resolution: two numbers are the same when they agree to this many significant digits. Fixed
+here, apart from the report's display digits (``format_number``), so that what counts as a change does not move
+when the display does."""
+
+
+def compared_value(value: Any) -> Any:
+    """A recorded value as the comparison reads it: a number (counts too: cases 1231 and 1234 are the same) to
+    ``COMPARED_DIGITS`` significant digits, "0" for zero; anything else (a verdict, None) as it is."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "0" if value == 0 else f"{value:.{COMPARED_DIGITS}g}"
+    return value
+
+
 def _shown(value: Any) -> Any:
-    """A value as the table shows it: numbers to 3 significant digits (the comparison's resolution)."""
+    """A value as the table shows it: a number as the report shows it (``format_number``)."""
     return format_number(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
 
@@ -230,10 +247,10 @@ def _trend_changes(claim_id: str, old: dict[str, Any], new: dict[str, Any]) -> l
         if before.get("verdict") != after.get("verdict"):
             changes.append(Change(claim_id, "trend", before.get("verdict"), after.get("verdict"), subject, context))
         p_old, p_new = before.get("p_predicted"), after.get("p_predicted")
-        if _shown(p_old) != _shown(p_new):
+        if compared_value(p_old) != compared_value(p_new):
             alphas = {"old_alpha": before.get("alpha"), "new_alpha": after.get("alpha")}
             changes.append(Change(claim_id, "p", p_old, p_new, subject, {**context, **alphas}))
-        if _shown(before.get("effect")) != _shown(after.get("effect")):
+        if compared_value(before.get("effect")) != compared_value(after.get("effect")):
             changes.append(Change(claim_id, "effect", before.get("effect"), after.get("effect"), subject,
                                   {**context, "min_effect": after.get("min_effect")}))
     return changes
@@ -247,16 +264,17 @@ def _claim_changes(claim_id: str, old: dict[str, Any] | None, new: dict[str, Any
     changes = []
     for what, key in (("verdict", "verdict"), ("control", "negative_control"), ("cases", "cases"),
                       ("degenerate", "degenerate")):
-        if _shown(old.get(key)) != _shown(new.get(key)):
+        if compared_value(old.get(key)) != compared_value(new.get(key)):
             changes.append(Change(claim_id, what, old.get(key), new.get(key)))
     old_margin, new_margin = _worst_margin(old), _worst_margin(new)
     # the worst case's error and tolerance can both move while their ratio stays: still a change
-    if any(_shown(a) != _shown(b) for a, b in ((old_margin, new_margin), (old.get("max_error"), new.get("max_error")),
-                                                (old.get("tolerance"), new.get("tolerance")))):
+    pairs = ((old_margin, new_margin), (old.get("max_error"), new.get("max_error")),
+             (old.get("tolerance"), new.get("tolerance")))
+    if any(compared_value(a) != compared_value(b) for a, b in pairs):
         context = {"old_error": old.get("max_error"), "new_error": new.get("max_error"),
                    "old_tolerance": old.get("tolerance"), "new_tolerance": new.get("tolerance")}
         changes.append(Change(claim_id, "margin", old_margin, new_margin, "", context))
-    if _shown(old.get("min_slack")) != _shown(new.get("min_slack")):
+    if compared_value(old.get("min_slack")) != compared_value(new.get("min_slack")):
         changes.append(Change(claim_id, "slack", old.get("min_slack"), new.get("min_slack")))
     old_ces, new_ces = _counterexamples(old), _counterexamples(new)
     for key in [k for k in new_ces if k not in old_ces] + [k for k in old_ces if k not in new_ces]:

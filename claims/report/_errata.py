@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from claims.evidence._erratum import SEVERITIES, see_also
+from claims.report._headline import format_number
 from claims.report._model import report_digest
 
 ERRATA_FILE = "errata.md"
@@ -88,11 +89,13 @@ def corrections_without_errata(report: dict[str, Any]) -> list[str]:
 
 
 def format_value(value: Any) -> str:
-    """A counterexample's value as the sheet shows it: floats to 6 significant digits, lists in brackets."""
+    """A counterexample's value as the sheet shows it: floats as the report's numbers (``format_number``: 4
+    significant digits; its matrices are written out in full by ``counterexample_matrices``, claims.json has every
+    value), integers and texts (a rational, "pi") as recorded, lists in brackets."""
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, float):
-        return f"{value:.6g}"
+        return format_number(value)
     if isinstance(value, list):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
     if isinstance(value, dict):

@@ -25,11 +25,22 @@ from claims.evidence._kinds import KINDS, OTHER, from_cases, kind_of, merge
 _SCALE = {"relative": "rel", "absolute": "abs"}
 
 
-def format_number(value: float | None) -> str:
-    """A number as the report shows it: 3 significant digits, "0" for zero, "-" for none."""
+SIGNIFICANT_DIGITS = 4
+"""How many significant digits the report's ordinary numbers print with (issue 36: "numbers print at 4 significant
+digits unless exactness is the point"); claims.json keeps every digit. Exact values keep their own form: counts
+and other integers, rationals (recorded as text), and the constants of a rule (a trend's alpha and minimum effect, a
+factor, an order: ``:g``)."""
+
+
+def format_number(value: float | None, signed: bool = False) -> str:
+    """A number as the report shows it, the one formatter of its ordinary numbers: ``SIGNIFICANT_DIGITS``
+    significant digits (0.12345 -> "0.1235", 2.220446e-15 -> "2.22e-15", 1234.56 -> "1235", 123456.0 -> "1.235e+05"),
+    "0" for zero, "-" for none; ``signed``: with its sign always (an effect, "+0.1235"; zero "+0")."""
     if value is None:
         return "-"
-    return "0" if value == 0 else f"{value:.3g}"
+    if signed:
+        return f"{value:+.{SIGNIFICANT_DIGITS}g}"
+    return "0" if value == 0 else f"{value:.{SIGNIFICANT_DIGITS}g}"
 
 
 UNBOUNDED = 1e299
@@ -43,10 +54,6 @@ def format_error(value: float | None, scale: str | None) -> str:
         return "unbounded"
     text = format_number(value)
     return f"{text} {_SCALE[scale]}" if value is not None and scale in _SCALE else text
-
-
-def _signed(value: float) -> str:
-    return f"{value:+.3g}"
 
 
 def entry_kinds(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -133,7 +140,7 @@ def _drift_order(part: Mapping[str, Any], failing: bool = False) -> str:
         text = group
         if "slope" in r:
             low, high = r["slope"]
-            text += f" slope {low:.3f}" + (f"..{high:.3f}" if high != low else "")
+            text += f" slope {format_number(low)}" + (f"..{format_number(high)}" if high != low else "")
             if "order" in r and "band" in r:
                 text += f" (order {r['order'][0]:g}, needs >= {r['order'][0] - r['band'][1]:g})"
         if "relative_drift" in r:
@@ -160,7 +167,8 @@ def _drift_limit(part: Mapping[str, Any]) -> str:
     limit, error = n.get("limit"), n.get("limit_error")
     if limit is None or error is None:
         return "drift limit: shown nonzero"
-    times = f"{abs(limit) / error:.3g} x its error estimate" if error > 0 else "exact extrapolation (estimate 0)"
+    times = (f"{format_number(abs(limit) / error)} x its error estimate" if error > 0
+             else "exact extrapolation (estimate 0)")
     text = (
         f"drift limit: {format_number(limit)} +- {format_number(error)}, |limit| {times} "
         f"(needs >= {n.get('factor', 1):g} x)"
@@ -246,9 +254,9 @@ def trend_text(trends: list[Mapping[str, Any]]) -> str:
 
     def one(t: Mapping[str, Any]) -> str:
         interval = t.get("effect_interval")
-        effect = _signed(t["effect"]) if t.get("effect") is not None else "-"
+        effect = format_number(t["effect"], signed=True) if t.get("effect") is not None else "-"
         if interval:
-            effect += f" [{_signed(interval[0])}, {_signed(interval[1])}]"
+            effect += f" [{format_number(interval[0], signed=True)}, {format_number(interval[1], signed=True)}]"
         p, against = _shown_p(t)
         text = f"effect {effect}"
         if t.get("direction") == "none":

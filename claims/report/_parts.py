@@ -283,7 +283,7 @@ def detail_value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return format_number(value)
     if isinstance(value, (list, tuple)):
         if len(value) <= SHOWN_ITEMS and all(not isinstance(v, (list, tuple, dict)) for v in value):
             return "(" + ", ".join(detail_value(v) for v in value) + ")"

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from claims.report._figures import SIZE, log_scale, new_figure, record_figure
+from claims.report._headline import format_number
 
 MAX_LINES = 16
 """At most this many trajectories drawn per panel (an evenly spaced sample; statistics use all)."""
@@ -176,7 +177,8 @@ def plot_drift_orders(rows: Sequence[Mapping[str, Any]], *, title: str):
             ax.plot([h0, h1], [d0, d0 * (h1 / h0) ** order], color="black", lw=1.5, ls="--")
         log_scale(ax)
         ax.set_title(f"{method} (order {order}): {len(mine)} judged, {len(shown)} drawn; fitted slopes: median "
-                     f"{statistics.median(slopes):.2f}, {min(slopes):.2f}..{max(slopes):.2f}", fontsize=8)
+                     f"{format_number(statistics.median(slopes))}, "
+                     f"{format_number(min(slopes))}..{format_number(max(slopes))}", fontsize=8)
         ax.set_xlabel("step size h (fraction of the horizon)", fontsize=8)
         ax.set_ylabel("drift |Q(T) - Q(0)|", fontsize=8)
         ax.tick_params(which="both", labelsize=7)
@@ -229,7 +231,7 @@ def plot_drift_limits(rows: Sequence[Mapping[str, Any]], *, title: str):
         smallest = min(abs(row["limit"]) / row["limit_error"] if row["limit_error"] else math.inf for row in mine)
         log_scale(ax, "x")
         ax.set_title(f"{method}: {len(mine)} trajectories ({len(shown)} drawn); |limit| / error estimate >= "
-                     f"{smallest:.3g}", fontsize=8)
+                     f"{format_number(smallest)}", fontsize=8)
         ax.set_xlabel("step size h (fraction of the horizon)", fontsize=8)
         ax.set_ylabel("signed drift / its limit", fontsize=8)
         ratios = [d / row["limit"] for row in mine for d in row["drifts"]]
@@ -394,7 +396,7 @@ def plot_layer_bounds(rows: Sequence[Mapping[str, Any]], *, title: str):
                 ax.plot(row["layers"], [max(v, RATIO_FLOOR) for v in row[key]], ls="none", marker=marker, ms=4.5,
                         mfc="none", color=color)
             positive = [(l, b) for l, b in zip(row["layers"], row["bounds"]) if b > 0]
-            label = f"L = {row['depth']}, c = {row['c']:.2g}"
+            label = f"L = {row['depth']}, c = {format_number(row['c'])}"
             if positive:
                 ax.plot(*zip(*positive), color=color, lw=1.2, label=f"{label}: bound")
             else:

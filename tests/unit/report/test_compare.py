@@ -15,6 +15,7 @@ from claims.report._compare import (
     Change,
     claim_trends,
     compare,
+    compared_value,
     parse_fail,
     parse_rules,
     regressions,
@@ -22,6 +23,7 @@ from claims.report._compare import (
     render_table,
     stable_test_key,
 )
+from claims.report._headline import format_number
 from claims.report._json import dumps
 from claims.report._model import SCHEMA
 
@@ -133,7 +135,7 @@ def test_margin_drop_by_a_factor():
     assert fired(new, old, "margin:1") == []  # a margin that grows
     assert fired(old, new) == []  # not a default rule: nightly's worst cases move margins this much
     table = render_table(compare(old, new), rules=parse_rules(["margin:10"]))
-    assert "1e+03" in table and "error 1e-16 -> 1e-14" in table and "FAIL" in table
+    assert "1000" in table and "error 1e-16 -> 1e-14" in table and "FAIL" in table
 
 
 def test_an_exact_margin_that_becomes_finite_is_an_infinite_drop():
@@ -287,12 +289,26 @@ def test_the_table_has_fixed_width_columns_and_all_lists_unchanged_claims():
     assert "2500" in lines[4] and "0.1" in lines[5]
 
 
-def test_numbers_are_shown_to_three_significant_digits():
+def test_numbers_are_shown_as_the_report_shows_them_to_four_significant_digits():
     old = report(claim("GP22.T1", max_error=6.911788849595091e-19, tolerance=8.045417704650485e-16))
     new = report(claim("GP22.T1", max_error=6.911788849595091e-18, tolerance=8.045417704650485e-16))
-    assert render_table(compare(old, new)).splitlines()[2].split()[2:4] == ["1.16e+03", "116"]
+    assert render_table(compare(old, new)).splitlines()[2].split()[2:4] == ["1164", "116.4"]
     tiny = report(claim("GP22.T1", max_error=6.911788849595092e-19, tolerance=8.045417704650485e-16))
     assert compare(old, tiny).changes == []  # a last-bit difference is not a change
+
+
+def test_a_change_is_decided_at_three_significant_digits_whatever_the_display_shows():
+    """Two reports that differ only in the fourth digit (error 6.912e-19 -> 6.915e-19, margin 1164 -> 1163 as the
+    report shows them) show no change, as when the report printed 3 digits; a third-digit difference is one."""
+    old = report(claim("GP22.T1", max_error=6.911788849595091e-19, tolerance=8.045417704650485e-16, min_slack=0.12345,
+                       cases=1234))
+    fourth = report(claim("GP22.T1", max_error=6.9149e-19, tolerance=8.045417704650485e-16, min_slack=0.12349,
+                          cases=1231))
+    assert format_number(6.9149e-19) != format_number(6.911788849595091e-19)  # the display tells them apart
+    assert compared_value(6.9149e-19) == compared_value(6.911788849595091e-19) == "6.91e-19"
+    assert compare(old, fourth).changes == []
+    third = report(claim("GP22.T1", max_error=6.98e-19, tolerance=8.045417704650485e-16, min_slack=0.1245))
+    assert [c.what for c in compare(old, third).changes] == ["cases", "margin", "slack"]
 
 
 def test_the_real_report_against_itself_and_with_one_verdict_edited():

@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from claims.evidence._registry import CLAIMS
-from claims.report._headline import claim_headline, reading, slack_text, per_test_headline, trend_text
+from claims.report._headline import (
+    claim_headline,
+    format_error,
+    format_number,
+    per_test_headline,
+    reading,
+    slack_text,
+    trend_text,
+)
 from claims.report._html import render_html
 from claims.report._json import loads
 from claims.report._lint import html_summary_rows, json_problems, markdown_summary_rows, rendered_problems
@@ -67,10 +75,29 @@ def test_an_invariance_is_headlined_by_its_slopes_per_integrator():
                                                                 "order": [1, 1], "band": [0.5, 0.5],
                                                                 "ratio": [0.01, 0.01]}}}}}
     assert claim_headline({"by_kind": by_kind, "trends": []}) == [
-        "drift order: euler slope 1.000..1.010 (order 1, needs >= 0.5), finest drift <= 0.003 of its terms' motion "
-        "(needs < 0.01); rk4 slope 3.980..4.070 (order 4, needs >= 3.5), finest drift <= 2e-06 of its terms' motion "
+        "drift order: euler slope 1..1.01 (order 1, needs >= 0.5), finest drift <= 0.003 of its terms' motion "
+        "(needs < 0.01); rk4 slope 3.98..4.07 (order 4, needs >= 3.5), finest drift <= 2e-06 of its terms' motion "
         "(needs < 0.0001)"
     ]
+
+
+def test_the_reports_numbers_print_at_four_significant_digits():
+    """One formatter (``format_number``) for the report's ordinary numbers (issue 36): 4 significant digits; zero,
+    none and integral values in their exact form; a tolerance (gamma(20), a rounding bound) like any other number."""
+    from claims.models import gamma
+
+    assert format_number(0.12345) == "0.1235" and format_number(-0.00123456) == "-0.001235"
+    assert format_number(1234.56) == "1235" and format_number(123456.0) == "1.235e+05"
+    assert format_number(gamma(20)) == "2.22e-15" and format_number(3.9968028886505635e-14) == "3.997e-14"
+    assert format_number(0.0) == "0" and format_number(None) == "-" and format_number(1.0) == "1"
+    assert format_number(97) == "97" and format_number(4.0) == "4"  # a count, an order: exact
+    assert format_number(0.123456, signed=True) == "+0.1235" and format_number(-0.5, signed=True) == "-0.5"
+    assert format_error(8.882e-16 * 1.00001, "absolute") == "8.882e-16 abs"
+    assert slack_text({"relative_slack": 0.0037612, "tolerance": 7.0943e-14, "scale": 1.0}) == (
+        "min slack 0.003761 (tolerance 7.094e-14)")
+    trend = {"verdict": "verified", "effect": 0.612345, "effect_interval": [0.41234, 0.81236], "p_predicted": 0.0123456,
+             "n": 9, "levels": 3}
+    assert trend_text([trend]) == "effect +0.6123 [+0.4123, +0.8124], p 0.01235, 9 runs at 3 levels (verified)"
 
 
 def test_a_trend_shows_the_p_of_the_direction_it_concluded():
