@@ -7,12 +7,15 @@ link between them resolves."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import re
 from pathlib import Path
 
 from hypothesis import settings
 
 from claims.evidence import CLAIMS, _profiles
+from claims.evidence.papers import Claim, Setting
 from claims.evidence._record import SERIES_ROWS_KEPT, VERDICTS
 from claims.report._history import load_report, save_run
 
@@ -113,3 +116,57 @@ def test_every_local_link_of_the_readme_and_docs_resolves():
             if target and "://" not in target and not (base / target).exists():
                 broken.append((page, target))
     assert broken == []
+
+
+def table_rows(text: str, first_heading: str) -> dict[str, list[str]]:
+    """The rows of the Markdown table in ``text`` whose header starts with ``| first_heading |``, by their first
+    cell without its backticks: {name: [the other cells]} (``\\|`` inside a cell is a literal bar)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_heading} |"))
+    rows = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+        rows[cells[0].strip("`")] = cells[1:]
+    return rows
+
+
+def test_writing_a_claim_states_every_registry_field_as_the_code_has_it():
+    """Every field of ``Claim`` and ``Setting`` has a row in docs/writing-a-claim.md, marked required exactly
+    when it has no default, and the default the page gives is the code's."""
+    page = DOCS["writing-a-claim.md"]
+    claim_rows = table_rows(section("The registry's fields", page), "field")
+    setting_rows = table_rows(section("The registry's fields", page).split("`Setting` (", 1)[1], "field")
+    for record, rows in ((Claim, claim_rows), (Setting, setting_rows)):
+        fields = dataclasses.fields(record)
+        assert set(rows) == {f.name for f in fields}, record.__name__
+        for f in fields:
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            stated = rows[f.name][0]
+            assert stated.startswith("yes") == required, (record.__name__, f.name, stated)
+            if not required:
+                assert stated == f"no (`{f.default!r}`)".replace("'", '"'), (record.__name__, f.name, stated)
+
+
+def test_writing_a_claim_names_the_control_form_of_every_check():
+    """The control table of docs/writing-a-claim.md has a row for every public check of ``claims.checks``; the
+    control form it names exists (or the row says none), every control form is some check's, and the arguments
+    it says a control form does not take are those the check has and its control form has not."""
+    import claims.checks
+
+    rows = table_rows(section("The control form of each check", DOCS["writing-a-claim.md"]), "check")
+    public = [name for name in claims.checks.__all__ if name.startswith("check_")]
+    assert set(rows) == {name for name in public if not name.endswith("_rejected")}
+    named = {}
+    for check, (control, _, not_taken) in rows.items():
+        if control.startswith("none"):
+            assert not hasattr(claims.checks, f"{check}_rejected"), check
+            continue
+        control = control.strip("`")
+        assert control in public and control.endswith("_rejected"), (check, control)
+        named[control] = check
+        only_check = [p for p in inspect.signature(getattr(claims.checks, check)).parameters
+                      if p not in inspect.signature(getattr(claims.checks, control)).parameters]
+        assert not_taken == (", ".join(f"`{p}`" for p in only_check) or "-"), (check, not_taken)
+    assert set(named) == {name for name in public if name.endswith("_rejected")}
