@@ -139,8 +139,8 @@ def _drift_order(part: Mapping[str, Any], failing: bool = False) -> str:
     for group, r in _drift_groups(part):
         text = group
         if "slope" in r:
-            low, high = r["slope"]
-            text += f" slope {format_number(low)}" + (f"..{format_number(high)}" if high != low else "")
+            low, high = (format_number(v) for v in r["slope"])  # one slope when the range shows as one
+            text += f" slope {low}" + (f"..{high}" if high != low else "")
             if "order" in r and "band" in r:
                 text += f" (order {r['order'][0]:g}, needs >= {r['order'][0] - r['band'][1]:g})"
         if "relative_drift" in r:

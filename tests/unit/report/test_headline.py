@@ -79,6 +79,8 @@ def test_an_invariance_is_headlined_by_its_slopes_per_integrator():
         "(needs < 0.01); rk4 slope 3.98..4.07 (order 4, needs >= 3.5), finest drift <= 2e-06 of its terms' motion "
         "(needs < 0.0001)"
     ]
+    by_kind["drift order"]["holding"]["ranges"]["rk4"]["slope"] = [3.99999, 4.00001]  # one slope as shown
+    assert "; rk4 slope 4 (order 4, needs >= 3.5)" in claim_headline({"by_kind": by_kind, "trends": []})[0]
 
 
 def test_the_reports_numbers_print_at_four_significant_digits():
