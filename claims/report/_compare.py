@@ -5,11 +5,12 @@ them), claim by claim: the verdict; cases and degenerate cases; the worst case's
 error, ``exact`` when the error is 0) with its error and tolerance; the smallest slack of an
 inequality; the negative control's state; each trend's predicted-direction p-value, effect and
 verdict (trends are matched by test and statement); counterexamples that appear or go (matched by
-test, and statement when the case names one); claims added or gone. Numbers count as changed when
-they differ at 3 significant digits (``COMPARED_DIGITS``, ``compared_value``): a last-bit difference is no news to
-a reader. That rule is the comparison's own, not the display's: the table prints its numbers as the report
-does (``format_number``, 4 significant digits), so a change can show a fourth digit, but two reports that differ
-only beyond the third digit show no change, as before the report's numbers went to 4 digits.
+test, and statement when the case names one); claims added or gone. Counts change when they differ at all;
+other numbers count as changed when they differ at 3 significant digits (``COMPARED_DIGITS``, ``compared_value``):
+a last-bit difference is no news to a reader. That rule is the comparison's own, not the display's: the table
+prints its numbers as the report does (``format_number``, 4 significant digits), so a change can show a fourth
+digit, but two reports whose floats differ only beyond the third digit show no change, as before the report's
+numbers went to 4 digits.
 Run-level differences (profile, commit, versions) go into the header: they explain changes, and a
 different profile is not itself a regression. A partial run is compared only on the claims it selected
 (``compared_claims``; the header says so): every other claim reads ``not-run`` in it, which is no news.
@@ -157,9 +158,12 @@ when the display does."""
 
 
 def compared_value(value: Any) -> Any:
-    """A recorded value as the comparison reads it: a number (counts too: cases 1231 and 1234 are the same) to
-    ``COMPARED_DIGITS`` significant digits, "0" for zero; anything else (a verdict, None) as it is."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    """A recorded value as the comparison reads it: a float to ``COMPARED_DIGITS`` significant digits, "0" for zero;
+    an integer (a count of cases, checks, runs) exactly, so that one case lost in 1234 is a change; anything else (a
+    verdict, None) as it is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float):
         return "0" if value == 0 else f"{value:.{COMPARED_DIGITS}g}"
     return value
 

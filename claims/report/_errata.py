@@ -88,14 +88,19 @@ def corrections_without_errata(report: dict[str, Any]) -> list[str]:
     return [c["id"] for c in report["claims"] if c.get("correction") and not c.get("errata")]
 
 
+COUNTEREXAMPLE_DIGITS = 6
+"""A counterexample's numbers keep 6 significant digits (the report's other numbers 4): an author rebuilds the
+instance from them and checks the printed value against them (its matrices are written out in full by
+``counterexample_matrices``; claims.json has every digit)."""
+
+
 def format_value(value: Any) -> str:
-    """A counterexample's value as the sheet shows it: floats as the report's numbers (``format_number``: 4
-    significant digits; its matrices are written out in full by ``counterexample_matrices``, claims.json has every
-    value), integers and texts (a rational, "pi") as recorded, lists in brackets."""
+    """A counterexample's value as the sheet shows it: floats at ``COUNTEREXAMPLE_DIGITS`` significant digits,
+    integers and texts (a rational, "pi") as recorded, lists in brackets."""
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, float):
-        return format_number(value)
+        return format_number(value, digits=COUNTEREXAMPLE_DIGITS)
     if isinstance(value, list):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
     if isinstance(value, dict):

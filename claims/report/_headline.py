@@ -32,15 +32,16 @@ and other integers, rationals (recorded as text), and the constants of a rule (a
 factor, an order: ``:g``)."""
 
 
-def format_number(value: float | None, signed: bool = False) -> str:
+def format_number(value: float | None, signed: bool = False, digits: int = SIGNIFICANT_DIGITS) -> str:
     """A number as the report shows it, the one formatter of its ordinary numbers: ``SIGNIFICANT_DIGITS``
     significant digits (0.12345 -> "0.1235", 2.220446e-15 -> "2.22e-15", 1234.56 -> "1235", 123456.0 -> "1.235e+05"),
-    "0" for zero, "-" for none; ``signed``: with its sign always (an effect, "+0.1235"; zero "+0")."""
+    "0" for zero, "-" for none; ``signed``: with its sign always (an effect, "+0.1235"; zero "+0"); ``digits``: another
+    precision where a reader needs it (an erratum's counterexample, ``COUNTEREXAMPLE_DIGITS``)."""
     if value is None:
         return "-"
     if signed:
-        return f"{value:+.{SIGNIFICANT_DIGITS}g}"
-    return "0" if value == 0 else f"{value:.{SIGNIFICANT_DIGITS}g}"
+        return f"{value:+.{digits}g}"
+    return "0" if value == 0 else f"{value:.{digits}g}"
 
 
 UNBOUNDED = 1e299

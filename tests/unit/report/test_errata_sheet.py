@@ -92,7 +92,7 @@ def test_errata_md_lists_each_entry_with_its_link_severity_and_numbers(report):
     assert ("| BSJ25.P22-E10 | [BSJ25.P22](claims.html#BSJ25.P22) | sign or typo | equation: where BSJ25.P22-E10 is |"
             in text)
     assert f"- Claim: [LJ22.L11](claims.html#LJ22.L11) ({CLAIMS['LJ22.L11'].ref}: " in text
-    assert "- Counterexample: L = 3; error = 0.1235" in text
+    assert "- Counterexample: L = 3; error = 0.123457" in text  # 6 digits: COUNTEREXAMPLE_DIGITS
     assert "- Counterexample: none: the printed texts are the evidence (a text inconsistency)" in text
     assert "- Recorded by: `t.py::p22`" in text
     assert "Claims whose correction has no erratum in this report" in text and "LJ22.L3." in text
@@ -170,7 +170,7 @@ def test_latex_tables_hold_verdicts_errata_and_the_digest(report, capsys, tmp_pa
     # an erratum's row: ID with severity and location; printed, corrected, counterexample
     assert (r"\texttt{LJ22.L11-E1}\newline{\footnotesize proof step wrong,\allowbreak{} statement holds;\allowbreak{} "
             r"equation: where LJ22.L11-E1 is} & a\_\allowbreak{}1 \& 50\% \#x \textasciitilde{}y\textasciicircum{}2 "
-            r"\textbackslash{}z & b & L =\allowbreak{} 3;\allowbreak{} error =\allowbreak{} 0.1235 \\") in text
+            r"\textbackslash{}z & b & L =\allowbreak{} 3;\allowbreak{} error =\allowbreak{} 0.123457 \\") in text
     body = "\n".join(line for line in text.splitlines() if not line.startswith("%"))
     # nothing unescaped: every special character of the data is escaped (the markup's own are balanced)
     for raw in ("a_1", "50%", " & 50", "~y", "^2", "\\z"):
