@@ -5,6 +5,7 @@ the machine it was measured on.
     python benchmarks/suite_times.py                         # -n 0 and -n auto, 3 rounds each
     python benchmarks/suite_times.py --against 0eed355       # and the same at another commit, interleaved
     python benchmarks/suite_times.py --rounds 1 --nightly    # and one nightly run (about 25 minutes)
+    python benchmarks/suite_times.py --against 0eed355 --serial-rounds 1   # -n 0 once per commit, -n auto 3 times
 
 Each round runs every configuration once, one after the other, the order rotating from round to round, so
 that a shared or throttled machine loads them alike. ``--against REV`` checks REV out into a temporary git
@@ -63,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3, help="runs of each configuration (default 3)")
     parser.add_argument("--workers", default="auto", help="the parallel run's -n (default auto)")
+    parser.add_argument("--serial-rounds", type=int, default=None, metavar="K",
+                        help="run -n 0 in the first K rounds only (default: every round; 0: never), where a serial "
+                             "run costs more than the session can give; the table says how many rounds each row had")
     parser.add_argument("--against", metavar="REV", help="also time this commit's suite, interleaved")
     parser.add_argument("--nightly", action="store_true", help="also one nightly run (--hypothesis-profile=nightly)")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (a path: time a part only)")
@@ -78,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             for round_ in range(args.rounds):
                 shift = round_ % len(plan)
                 for label, root, workers, extra in plan[shift:] + plan[:shift]:
+                    if workers == "0" and args.serial_rounds is not None and round_ >= args.serial_rounds:
+                        continue
                     seconds, status = timed(root, workers, extra, scratch)
                     results[label][0].append(seconds)
                     results[label][1].append(status)
@@ -93,11 +99,13 @@ def main(argv: list[str] | None = None) -> int:
                 subprocess.run(["git", "worktree", "remove", "--force", str(roots[args.against])], cwd=ROOT,
                                check=False, capture_output=True)
     print()
+    results = {label: timings for label, timings in results.items() if timings[0]}
     print(table([(label, seconds, exits) for label, (seconds, exits) in results.items()], machine()))
     median = {label: statistics.median(seconds) for label, (seconds, _) in results.items()}
     this = median[f"this commit, -n {args.workers}"]
     print()
-    print(f"-n 0 / -n {args.workers} (this commit): {median['this commit, -n 0'] / this:.2f}x")
+    if "this commit, -n 0" in median:
+        print(f"-n 0 / -n {args.workers} (this commit): {median['this commit, -n 0'] / this:.2f}x")
     if args.against:
         print(f"this commit / {args.against} (-n {args.workers}): "
               f"{this / median[f'{args.against}, -n {args.workers}']:.2f}")

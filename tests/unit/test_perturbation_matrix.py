@@ -314,3 +314,23 @@ def test_the_suite_times_table_gives_medians_spreads_and_the_machine():
                        {"cpu": "CPU X", "cores": 2, "platform": "p"})
     assert text.splitlines()[0] == "Machine: CPU X, 2 cores (p)"
     assert "| this commit, -n 0 | 2.0 | 1.0-3.0 | 3 | 0 |" in text and "| x, -n 2 | 5.0 | 5.0-5.0 | 1 | 1 |" in text
+
+
+def test_suite_times_runs_serial_only_in_its_first_rounds(monkeypatch, capsys):
+    """``--serial-rounds K``: -n 0 runs in the first K rounds only, the parallel run in every round, and the table
+    gives each row its own number of rounds (a serial run costs what a session cannot always give)."""
+    times = load("suite_times")
+    calls = []
+
+    def timed(root, workers, extra, report_dir):
+        calls.append(workers)
+        return (10.0 if workers == "0" else 4.0), 0
+
+    monkeypatch.setattr(times, "timed", timed)
+    monkeypatch.setattr(times, "machine", lambda: {"cpu": "CPU X", "cores": 2, "platform": "p"})
+    assert times.main(["--rounds", "3", "--serial-rounds", "1", "--workers", "2"]) == 0
+    assert sorted(calls) == ["0", "2", "2", "2"]
+    out = capsys.readouterr().out
+    assert "| this commit, -n 0 | 10.0 | 10.0-10.0 | 1 | 0 |" in out
+    assert "| this commit, -n 2 | 4.0 | 4.0-4.0 | 3 | 0 |" in out
+    assert "-n 0 / -n 2 (this commit): 2.50x" in out
