@@ -4,8 +4,8 @@ it is, what is printed, what is correct, the numbers of its smallest counterexam
 claim's section of claims.html.
 
 Written as ``errata.md`` beside claims.md (``claims.report._write``), as the "Errata" section of
-claims.html, and printed by ``python -m claims errata [REPORT]``. A report from before errata (no
-``errata`` in its claim entries) has none.
+claims.html, and printed by ``python -m claims errata [REPORT]``. A report from before errata has none (its
+claims get an empty ``errata`` where it is loaded: ``claims.report._schema.upgrade``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from claims.evidence._erratum import SEVERITIES, see_also
 from claims.report._model import report_digest
+from claims.report._scope import SUITE
 
 ERRATA_FILE = "errata.md"
 HTML_ANCHOR = "errata"
@@ -34,7 +35,7 @@ def report_errata(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Every erratum of the report, by paper (the report's order of papers), then by ID; a question beyond the
     papers (``origin`` "suite") has none: it is no paper's error."""
     papers = list(report.get("papers") or {})
-    errata = [e for c in report["claims"] if c.get("origin") != "suite" for e in c.get("errata") or []]
+    errata = [e for c in report["claims"] if c["origin"] != SUITE for e in c["errata"]]
     return sorted(errata, key=lambda e: (papers.index(e["paper"]) if e["paper"] in papers else len(papers),
                                          id_order(e["id"])))
 
@@ -73,7 +74,7 @@ def refuted_without_errata(report: dict[str, Any]) -> list[str]:
     error of the paper, and the sheet must carry it (the report lint fails the session on one). A refutation by
     a failing test is no declared finding: its run is red and not citable, and its report names the test."""
     return [c["id"] for c in report["claims"] if c["verdict"] == "refuted" and c.get("origin") != "suite"
-            and not c.get("errata") and not c.get("violations")]
+            and not c["errata"] and not c.get("violations")]
 
 
 def findings_list(report: dict[str, Any]) -> list[tuple[str, str]]:
@@ -84,7 +85,7 @@ def findings_list(report: dict[str, Any]) -> list[tuple[str, str]]:
 def corrections_without_errata(report: dict[str, Any]) -> list[str]:
     """The claims whose entry states a correction but lists no erratum (the errata sheet must hold every
     correction; the plugin makes a test that declares one without an erratum an error)."""
-    return [c["id"] for c in report["claims"] if c.get("correction") and not c.get("errata")]
+    return [c["id"] for c in report["claims"] if c.get("correction") and not c["errata"]]
 
 
 def format_value(value: Any) -> str:
@@ -286,7 +287,7 @@ def errata_html(report: dict[str, Any]) -> str:
 
 def claim_errata_line(c: dict[str, Any]) -> str | None:
     """"Errata: BSJ25.P22-E1 (constant or factor wrong)." for a claim's section; None without errata."""
-    errata = c.get("errata") or []
+    errata = c["errata"]
     if not errata:
         return None
     return "Errata: " + "; ".join(f"{e['id']} ({e['severity']}, {e['location']})" for e in errata) + "."

@@ -33,13 +33,13 @@ SETTING_HEADER = ("Setting", "The paper", "Tested here")
 
 
 def paper_claims(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The claims that state a paper's sentence (a report from before ``origin``: every claim)."""
-    return [c for c in report["claims"] if c.get("origin") != SUITE]
+    """The claims that state a paper's sentence."""
+    return [c for c in report["claims"] if c["origin"] != SUITE]
 
 
 def beyond_paper_claims(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The suite's own questions about the papers."""
-    return [c for c in report["claims"] if c.get("origin") == SUITE]
+    return [c for c in report["claims"] if c["origin"] == SUITE]
 
 
 def power_lines(c: dict[str, Any]) -> list[str]:
@@ -244,18 +244,18 @@ def claim_heading(c: dict[str, Any]) -> str:
 
 def statement_label(c: dict[str, Any]) -> str:
     """"Statement (as printed)", or, for the suite's own question about a paper, "Question (the suite's)"."""
-    return "Question (the suite's own, not the paper's)" if c.get("origin") == "suite" else "Statement (as printed)"
+    return "Question (the suite's own, not the paper's)" if c["origin"] == SUITE else "Statement (as printed)"
 
 
 def reading_parts(c: dict[str, Any]) -> list[Parts]:
     """How the suite reads the statement, apart from the statement as printed: how it is tested, and how
-    the paper's text was read where its extraction garbles it (a report from before: none)."""
+    the paper's text was read where its extraction garbles it."""
     out = []
-    if c.get("origin") == "suite":
+    if c["origin"] == SUITE:
         out.append([Strong("The suite's own question."), f" {SUITES_QUESTION}"])
-    if c.get("tested_as"):
+    if c["tested_as"]:
         out.append([Strong("Tested as."), f" {c['tested_as']}"])
-    if c.get("extraction"):
+    if c["extraction"]:
         out.append([Strong("The text."), f" {c['extraction']}"])
     return out
 

@@ -78,8 +78,8 @@ def counted(claims: list[dict[str, Any]], run: dict[str, Any]) -> list[dict[str,
 
 def summaries(claims: list[dict[str, Any]], verdicts: tuple[str, ...]) -> tuple[dict[str, int], dict[str, int]]:
     """(the papers' claims per verdict, the questions beyond the papers per verdict), over ``claims`` (a
-    partial run's: ``counted``). A report from before ``origin`` counts every claim as a paper's."""
+    partial run's: ``counted``)."""
     def count(origin: str) -> dict[str, int]:
-        return {v: sum(c["verdict"] == v and (c.get("origin") or PAPER) == origin for c in claims) for v in verdicts}
+        return {v: sum(c["verdict"] == v and c["origin"] == origin for c in claims) for v in verdicts}
     return count(PAPER), count(SUITE)
 

@@ -214,9 +214,9 @@ def test_entries_that_are_no_error_are_listed_apart_and_not_counted():
             "printed": "p", "corrected": "c", "counterexample": "x = 1", "nodeids": ["t.py::a"]}
     error = {**base, "id": "GP22.P2-E2", "severity": "hypothesis missing"}
     fine = {**base, "id": "GP22.P2-E1", "severity": NOT_ERRORS[0]}
-    report = {"run": run, "papers": {"GP22": "Galanti and Poggio"}, "claims": [
-        {"id": "GP22.P2", "ref": "Prop. 2", "title": "t", "verdict": "verified", "errata": [fine, error],
-         "findings": {"convexity is not needed": {}}}]}
+    report = {"run": run, "citation": {"digest": "0" * 64}, "papers": {"GP22": "Galanti and Poggio"}, "claims": [
+        {"id": "GP22.P2", "ref": "Prop. 2", "title": "t", "verdict": "verified", "origin": "paper",
+         "errata": [fine, error], "findings": {"convexity is not needed": {}}}]}
     assert paper_errors(report) == [error] and not_errors(report) == [fine]
     text = render_errata_markdown(report)
     assert "1 errata (1 hypothesis missing)" in text and "1 further entries are no error" in text
@@ -244,9 +244,9 @@ def test_errata_that_share_a_cause_link_each_other_both_ways():
     entry = {"id": "BSJ25.P22-E1", "paper": "BSJ25", "claim": "BSJ25.P22", "severity": "constant or factor wrong",
              "location_kind": "statement", "location": "Prop. 2.2", "printed": "p", "corrected": "c",
              "counterexample": "L = 2", "nodeids": ["t.py::a"]}
-    report = {"run": run, "papers": {"BSJ25": "Bantzis et al."}, "claims": [
+    report = {"run": run, "citation": {"digest": "0" * 64}, "papers": {"BSJ25": "Bantzis et al."}, "claims": [
         {"id": "BSJ25.P22", "ref": "Prop. 2.2", "title": "t", "verdict": "verified-with-correction",
-         "errata": [entry]}]}
+         "origin": "paper", "errata": [entry]}]}
     text = render_errata_markdown(report)
     assert "- See also: BSJ25.ESC-E1 (not recorded in this run) (same cause: the radial rate" in text
     report["claims"][0]["errata"].append({**entry, "id": "BSJ25.ESC-E1", "claim": "BSJ25.ESC"})

@@ -1,0 +1,84 @@
+"""``claims.report._schema.upgrade``: an older report of schema 2, as ``load_report`` reads it, carries every field
+the current run writes; a current report comes through unchanged; the digest is the stored content's."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+from pathlib import Path
+
+import pytest
+
+from claims.evidence._kinds import from_cases, merge
+from claims.report._citation import content_digest
+from claims.report._history import load_report
+from claims.report._json import loads
+from claims.report._model import build_report, report_digest
+from claims.report._schema import upgrade
+
+DATA = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data"
+BEFORE_TALLIES = DATA / "report-v2_1b3f822b8825_ci.json.gz"
+"""From before the kinds' tallies, errata, scoped verdicts and the readings (tests/data/README.md)."""
+SCOPED = DATA / "report-v2-scoped_12b489f97382_ci.json.gz"
+"""From after all of them: every field the upgrade fills is there."""
+
+
+def _stored(path: Path) -> dict:
+    return loads(gzip.decompress(path.read_bytes()).decode())
+
+
+@pytest.fixture(scope="module")
+def before_tallies() -> tuple[dict, dict]:
+    """(the report as stored, as ``load_report`` returns it)."""
+    return _stored(BEFORE_TALLIES), load_report(BEFORE_TALLIES)
+
+
+def test_an_older_report_is_loaded_with_every_field_the_renderers_index(before_tallies):
+    stored, loaded = before_tallies
+    assert all("by_kind" not in c and "origin" not in c and "errata" not in c for c in stored["claims"])
+    assert "summary_beyond_papers" not in stored
+    for claim in loaded["claims"]:
+        assert claim["origin"] == "paper" and claim["errata"] == []
+        assert claim["tested_as"] is None and claim["extraction"] is None
+        assert claim["by_kind"] == merge(t["by_kind"] for t in claim["evidence"] if t["role"] != "control")
+        for test in claim["evidence"]:
+            assert isinstance(test["by_kind"], dict)
+    assert loaded["summary_beyond_papers"] == dict.fromkeys(stored["summary"], 0)
+
+
+def test_an_older_tests_tally_is_read_from_its_shown_case():
+    """The shown case holds where its error is within its tolerance, and violates beyond it or in a control; a
+    trend's side is its verdict's (undecided at this scale: a holding case beyond its tolerance)."""
+    details = {"evidence": "identity", "error_scale": "relative"}
+    held = {"role": "evidence", "max_error": 1e-16, "tolerance": 1e-15, "details": details}
+    beyond = {**held, "max_error": 1e-3}
+    control = {**held, "role": "control"}
+    trend = {"role": "evidence", "max_error": 0.4, "tolerance": 0.05, "details": {"evidence": "trend"}}
+    refuted = {**trend, "details": {"evidence": "trend", "verdict": "refuted"}}
+    report = {"run": {}, "summary": {}, "citation": {"digest": "d"}, "claims": [
+        {"id": "X", "verdict": "verified", "evidence": [held, beyond, control, trend, refuted,
+                                                        {"role": "evidence", "max_error": None}]}]}
+    tests = upgrade(report)["claims"][0]["evidence"]
+    case = {"error": 1e-16, "tolerance": 1e-15, "details": details}
+    assert tests[0]["by_kind"] == from_cases(case, None)
+    assert tests[1]["by_kind"] == from_cases(None, {**case, "error": 1e-3})
+    assert tests[2]["by_kind"] == from_cases(None, case)
+    assert list(tests[3]["by_kind"]["trend"]) == ["holding"] and list(tests[4]["by_kind"]["trend"]) == ["violating"]
+    assert tests[5]["by_kind"] == {}
+    assert report["claims"][0]["by_kind"] == merge(t["by_kind"] for t in tests[:2] + tests[3:])
+
+
+def test_the_digest_is_the_stored_contents_computed_before_any_field_is_filled(before_tallies):
+    stored, loaded = before_tallies
+    assert report_digest(loaded) == stored["citation"]["digest"]  # the full run's (this entry has no series)
+    assert content_digest(loaded) != content_digest(stored)  # the filled fields are in the claims it hashes
+    older = copy.deepcopy(stored)
+    del older["citation"]  # a report from before digests
+    assert report_digest(upgrade(older)) == content_digest(stored)
+
+
+def test_a_current_report_comes_through_unchanged():
+    built = build_report({"profile": "ci"}, {})
+    assert upgrade(copy.deepcopy(built)) == built
+    scoped = _stored(SCOPED)
+    assert upgrade(copy.deepcopy(scoped)) == scoped
