@@ -404,72 +404,55 @@ def evidence_rows(c: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-_RULE = re.compile(r"; rule: ")
+def _stated(c: dict[str, Any], field: str) -> set[str]:
+    """The decision rules (``field`` "rule") or the scales ("scale") the claim's trends record, its tests' and its
+    findings' (``claims.checks._trends``: as their notes state them; an older report's are read from the notes
+    where it is loaded, ``claims.report._schema``)."""
+    tests = [t.get("trends") or [] for t in c["evidence"]]  # an older report's test may list no trends
+    trends = [t for trends in (*tests, c["trends"], *(f.get("trends") or [] for f in c["findings"].values()))
+              for t in trends]
+    return {t[field] for t in trends if t.get(field)}
 
 
-def _rule_span(note: str, start: int) -> int:
-    """Where a rule's text that starts at ``start`` ends: at the parenthesis that closes the one it sits in."""
-    depth = 0
-    for i in range(start, len(note)):
-        depth += {"(": 1, ")": -1}.get(note[i], 0)
-        if depth < 0:
-            return i
-    return len(note)
+def _rule_sentence(rule: str) -> str:
+    """How a trend's note states its rule: inside the parenthesis of its numbers, which closes after it."""
+    return f"; rule: {rule})"
 
 
-def named_rules(notes: list[str]) -> dict[str, str]:
-    """The decision rules the notes state ("; rule: ..."), each named once: {rule text: "R1", ...}."""
-    rules: dict[str, str] = {}
-    for note in notes:
-        for match in _RULE.finditer(note):
-            text = note[match.end():_rule_span(note, match.end())]
-            rules.setdefault(text, f"R{len(rules) + 1}")
-    return rules
+def _scale_sentence(scale: str) -> str:
+    """How a trend's note states its scale: to the note's end."""
+    return f"; scale used: {scale}."
 
 
-_SCALE = "; scale used: "
-"""Where a trend's note states the scale of its runs (``claims.checks._trends``): to the note's end."""
-
-
-def _scale_text(note: str) -> str | None:
-    at = note.find(_SCALE)
-    return note[at + len(_SCALE):].removesuffix(".") if at >= 0 else None
-
-
-def named_scales(notes: list[str], first: int = 1) -> dict[str, str]:
-    """The scales the notes state ("; scale used: ..." to the note's end), each named once: {text: "S1", ...}."""
-    scales: dict[str, str] = {}
-    for note in notes:
-        text = _scale_text(note)
-        if text:
-            scales.setdefault(text, f"S{len(scales) + first}")
-    return scales
-
-
-def short_note(note: str, names: dict[str, str]) -> str:
-    """A note with each rule and scale it states replaced by its name (``named_rules``, ``named_scales``)."""
-    out, position = [], 0
-    for match in _RULE.finditer(note):
-        end = _rule_span(note, match.end())
-        name = names.get(note[match.end():end])
-        if name:
-            out += [note[position:match.start()], f"; rule {name}"]
-            position = end
-    note = "".join(out) + note[position:]
-    scale = _scale_text(note)
-    if scale in names:
-        note = note[:note.find(_SCALE)] + f"; scale {names[scale]}."
-    return note
+def _in_note_order(texts: set[str], notes: list[str], sentence: Any) -> list[str]:
+    """The ``texts`` that some note states (``sentence(text)`` in it), in the order the notes first state them."""
+    first = {}
+    for text in texts:
+        stated = [(i, note.find(sentence(text))) for i, note in enumerate(notes) if sentence(text) in note]
+        if stated:
+            first[text] = min(stated)
+    return sorted(first, key=first.__getitem__)
 
 
 def claim_notes(c: dict[str, Any]) -> tuple[dict[str, str], list[str], dict[str, list[str]]]:
     """(the claim's named rules and scales, its notes, its findings' notes by name), each rule and each trend's
-    scale printed once, by name ("rule R1", "scale S1")."""
+    scale that a note states printed once, by name ("rule R1", "scale S1"), numbered in the order the notes state
+    them; the names come from the trends' recorded ``rule`` and ``scale``, the notes only say where they stand."""
     findings = {name: f["notes"] for name, f in c["findings"].items()}
     every = c["notes"] + [n for notes in findings.values() for n in notes]
-    names = named_rules(every) | named_scales(every)
-    return (names, [short_note(n, names) for n in c["notes"]],
-            {name: [short_note(n, names) for n in notes] for name, notes in findings.items()})
+    rules = _in_note_order(_stated(c, "rule"), every, _rule_sentence)
+    scales = _in_note_order(_stated(c, "scale"), every, _scale_sentence)
+    names = {text: f"R{i}" for i, text in enumerate(rules, 1)} | {text: f"S{i}" for i, text in enumerate(scales, 1)}
+
+    def short(note: str) -> str:
+        for rule in rules:
+            note = note.replace(_rule_sentence(rule), f"; rule {names[rule]})")
+        for scale in scales:
+            if note.endswith(_scale_sentence(scale)):
+                note = note.removesuffix(_scale_sentence(scale)) + f"; scale {names[scale]}."
+        return note
+
+    return names, [short(n) for n in c["notes"]], {name: [short(n) for n in notes] for name, notes in findings.items()}
 
 
 def rule_lines(names: dict[str, str]) -> list[str]:

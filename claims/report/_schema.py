@@ -14,9 +14,9 @@ is from (``tests/data/README.md`` keeps one of each):
   claim's is its evidence tests' merged);
 - before errata, no claim ``errata`` (none recorded);
 - before the readings were recorded, no claim ``tested_as`` or ``extraction`` (none);
-- before the trends' rules were recorded, a trend without ``rule`` or ``scale``: read from the note that
-  states them (``claims.checks._trends``: "Trend '<statement>': ... ; rule: <rule>) ... ; scale used:
-  <scale>."), the one place the report layer reads them from prose.
+- before the trends' rules were recorded, a trend without ``rule`` or ``scale``: read from the first note that
+  states its statement's (``claims.checks._trends``: "Trend '<statement>': ... ; rule: <rule>) ... ; scale
+  used: <scale>."), the one place the report layer reads them from prose; none when no note states them.
 
 The report as stored is what its digest covers (``claims.report._citation.digest_mismatch``), so
 ``load_report`` checks the digest before it upgrades.
@@ -24,6 +24,7 @@ The report as stored is what its digest covers (``claims.report._citation.digest
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from claims.evidence._kinds import from_cases, kind_of, merge
@@ -48,6 +49,8 @@ def upgrade(report: dict[str, Any]) -> dict[str, Any]:
                 test["by_kind"] = _tally_from_cases(test)
         if claim.get("by_kind") is None:  # merged before the ranges are filled: a merge joins recorded ranges only
             claim["by_kind"] = merge(t["by_kind"] for t in tests if t.get("role") != "control")
+    for claim in report["claims"]:
+        _with_stated_rules(claim)
     if "summary_beyond_papers" not in report:
         report["summary_beyond_papers"] = summaries(counted(report["claims"], report["run"]),
                                                     tuple(report["summary"]))[1]
@@ -68,3 +71,53 @@ def _tally_from_cases(test: Mapping[str, Any]) -> dict[str, Any]:
         violates = test.get("role") == "control" or test["max_error"] > test["tolerance"]
     return from_cases(None if violates else case, case if violates else None)
 
+
+
+_TREND_NOTE = re.compile(r"^(?:Trend|Paired comparison) '(.*?)': ")
+_RULE, _SCALE = "; rule: ", "; scale used: "
+
+
+def _rule_end(note: str, start: int) -> int:
+    """Where a rule's text that starts at ``start`` ends: at the parenthesis that closes the one it sits in."""
+    depth = 0
+    for i in range(start, len(note)):
+        depth += {"(": 1, ")": -1}.get(note[i], 0)
+        if depth < 0:
+            return i
+    return len(note)
+
+
+def _stated_in_notes(notes: list[str]) -> dict[str, list[tuple[str, str | None]]]:
+    """{statement: [(its rule, its scale or None), ...]}, in the order the notes state them (a statement can be
+    judged twice, under two rules)."""
+    stated: dict[str, list[tuple[str, str | None]]] = {}
+    for note in notes:
+        match, at = _TREND_NOTE.match(note), note.find(_RULE)
+        if match and at >= 0:
+            start, at_scale = at + len(_RULE), note.find(_SCALE)
+            scale = note[at_scale + len(_SCALE):].removesuffix(".") if at_scale >= 0 else None
+            stated.setdefault(match.group(1), []).append((note[start:_rule_end(note, start)], scale))
+    return stated
+
+
+def _fill_rules(trends: list[dict[str, Any]], stated: dict[str, list[tuple[str, str | None]]]) -> None:
+    """Each of ``trends`` without ``rule`` gets the rule and scale of the note that states its statement, the k-th
+    trend of a statement the k-th note (the last when the notes, which a claim keeps once each, run out)."""
+    seen: dict[str, int] = {}
+    for trend in trends:
+        statement = trend.get("statement")
+        options = stated.get(statement) or [(None, None)]
+        if "rule" not in trend:
+            trend["rule"], trend["scale"] = options[min(seen.get(statement, 0), len(options) - 1)]
+        seen[statement] = seen.get(statement, 0) + 1
+
+
+def _with_stated_rules(claim: dict[str, Any]) -> None:
+    """Each trend of the claim without ``rule``: its tests' and the claim's own from the claim's notes, a finding's
+    from the finding's notes."""
+    own = _stated_in_notes(claim.get("notes") or [])
+    for test in claim.get("evidence") or []:
+        _fill_rules(test.get("trends") or [], own)
+    _fill_rules(claim.get("trends") or [], own)
+    for finding in (claim.get("findings") or {}).values():
+        _fill_rules(finding.get("trends") or [], _stated_in_notes(finding.get("notes") or []) or own)

@@ -77,8 +77,49 @@ def test_the_digest_is_the_stored_contents_computed_before_any_field_is_filled(b
     assert report_digest(upgrade(older)) == content_digest(stored)
 
 
+def _without_stated_rules(report: dict) -> dict:
+    for claim in report["claims"]:
+        lists = [t["trends"] for t in claim["evidence"]] + [claim["trends"]]
+        for trend in (t for trends in lists + [f["trends"] for f in claim["findings"].values()] for t in trends):
+            del trend["rule"], trend["scale"]
+    return report
+
+
 def test_a_current_report_comes_through_unchanged():
     built = build_report({"profile": "ci"}, {})
     assert upgrade(copy.deepcopy(built)) == built
-    scoped = _stored(SCOPED)
-    assert upgrade(copy.deepcopy(scoped)) == scoped
+    scoped = _stored(SCOPED)  # every field but the trends' rules and scales
+    assert _without_stated_rules(upgrade(copy.deepcopy(scoped))) == scoped
+
+
+def test_an_older_trends_rule_and_scale_are_read_from_the_note_that_states_them():
+    """The k-th trend of a statement gets the k-th note's (a statement judged under two rules); a finding's trend its
+    finding's notes'; a trend no note states (a control's) none."""
+    def note(statement: str, rule: str, scale: str = "") -> str:
+        return f"Trend '{statement}': verified (rho +0.5, 8 runs; rule: {rule} (p <= 0.05)); power 0.8" + (
+            f"; scale used: {scale}." if scale else ".")
+
+    claim = {"id": "X", "verdict": "verified", "notes": [note("a", "R-a1", "s1"), note("a", "R-a2"), "Trend 'c': x."],
+             "evidence": [{"role": "evidence", "trends": [{"statement": "a"}, {"statement": "a"}, {"statement": "c"}]}],
+             "findings": {"f": {"notes": [note("a", "R-f", "s; the memo's scale: m")], "trends": [{"statement": "a"}]}}}
+    upgrade({"run": {}, "summary": {}, "citation": {"digest": "d"}, "claims": [claim]})
+    first, second, control = claim["evidence"][0]["trends"]
+    assert (first["rule"], first["scale"]) == ("R-a1 (p <= 0.05)", "s1")
+    assert (second["rule"], second["scale"]) == ("R-a2 (p <= 0.05)", None)
+    assert (control["rule"], control["scale"]) == (None, None)
+    (found,) = claim["findings"]["f"]["trends"]
+    assert (found["rule"], found["scale"]) == ("R-f (p <= 0.05)", "s; the memo's scale: m")
+
+
+@pytest.mark.parametrize("path", [BEFORE_TALLIES, SCOPED], ids=["before-tallies", "scoped"])
+def test_every_rule_and_scale_an_older_reports_notes_state_is_named(path):
+    """Once loaded, the rules and scales its trends carry name every one its notes state: none is left inline."""
+    from claims.report._parts import claim_notes
+
+    named = 0
+    for claim in load_report(path)["claims"]:
+        names, notes, findings = claim_notes(claim)
+        named += len(names)
+        for note in notes + [n for shown in findings.values() for n in shown]:
+            assert "; rule: " not in note and "; scale used: " not in note, (claim["id"], note)
+    assert named > 20
