@@ -139,8 +139,8 @@ def scope_problems(report: Mapping[str, Any]) -> list[str]:
     """A verdict that says more than its scope (``claims.report._scope``): an empirical claim refuted away from
     the paper's setting, or a question beyond the papers counted among the papers' verdicts."""
     problems = [f"{c['id']} is refuted at a scale other than the paper's: that is not-reproduced, not a refutation"
-                for c in report.get("claims", [])
-                if c["verdict"] == "refuted" and c.get("setting") and not c.get("at_paper_setting")]
+                for c in report["claims"]
+                if c["verdict"] == "refuted" and c["setting"] and not c["at_paper_setting"]]
     papers_summary, _ = summaries(counted(report["claims"], report["run"]), tuple(report["summary"]))
     if report["summary"] != papers_summary:
         problems.append("the summary counts a question beyond the papers among the papers' verdicts")

@@ -46,9 +46,9 @@ def power_lines(c: dict[str, Any]) -> list[str]:
     """One line per power check of the claim's tests (``claims.check_power``): its requirement, met or not, in
     how many of the checks the test made (a check per width, per design, ...)."""
     lines = []
-    for t in c.get("evidence") or []:
+    for t in c["evidence"]:
         checks: dict[str, list[bool]] = {}
-        for p in t.get("power") or []:
+        for p in t["power"]:
             checks.setdefault(p["requirement"], []).append(bool(p["achieved"]))
         for requirement, met in checks.items():
             state = "met" if all(met) else "NOT met (the test lacked power)"
@@ -59,7 +59,7 @@ def power_lines(c: dict[str, Any]) -> list[str]:
 
 def setting_rows(c: dict[str, Any]) -> list[list[str]]:
     """An empirical claim's setting, field by field: the paper's beside the tested one (none: [])."""
-    return [[name, values["paper"], values["tested"]] for name, values in (c.get("setting") or {}).items()]
+    return [[name, values["paper"], values["tested"]] for name, values in (c["setting"] or {}).items()]
 
 
 def summary_line(report: dict[str, Any]) -> str:
@@ -67,7 +67,7 @@ def summary_line(report: dict[str, Any]) -> str:
     incomplete."""
     run = report["run"]
     counts = ", ".join(f"{n} {verdict}" for verdict, n in report["summary"].items() if n)
-    beyond = ", ".join(f"{n} {verdict}" for verdict, n in (report.get("summary_beyond_papers") or {}).items() if n)
+    beyond = ", ".join(f"{n} {verdict}" for verdict, n in report["summary_beyond_papers"].items() if n)
     counts += f"; questions beyond the papers: {beyond}" if beyond else ""
     scope = ""
     if run.get("selection") == "partial":
@@ -335,12 +335,12 @@ def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
 
 def degenerate_count(t: dict[str, Any]) -> str:
     """A test's degenerate cases, with why they had nothing to test when the report kept it."""
-    why = why_text(t.get("degenerate_why") or {})
+    why = why_text(t["degenerate_why"])
     return f"{t['degenerate']} ({why})" if why else str(t["degenerate"])
 
 
 def finding_parts(name: str, f: dict[str, Any]) -> Parts:
-    shown = "; ".join(kind_lines(entry_kinds(f), f.get("trends") or [])) if f.get("by_kind") else (
+    shown = "; ".join(kind_lines(entry_kinds(f), f["trends"])) if f.get("by_kind") else (
         f"worst error {format_error(f['max_error'], f['error_scale'])} vs tolerance {format_number(f['tolerance'])}")
     return [
         "Finding ", Emphasis(name),
@@ -409,7 +409,7 @@ def _stated(c: dict[str, Any], field: str) -> set[str]:
     findings' (``claims.checks._trends``: as their notes state them; an older report's are read from the notes
     where it is loaded, ``claims.report._schema``)."""
     tests = [t.get("trends") or [] for t in c["evidence"]]  # an older report's test may list no trends
-    trends = [t for trends in (*tests, c["trends"], *(f.get("trends") or [] for f in c["findings"].values()))
+    trends = [t for trends in (*tests, c["trends"], *(f["trends"] for f in c["findings"].values()))
               for t in trends]
     return {t[field] for t in trends if t.get(field)}
 

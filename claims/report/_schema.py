@@ -8,12 +8,14 @@ is from (``tests/data/README.md`` keeps one of each):
 
 - before digests, no ``citation.digest``: the digest of the report's content as stored, computed first,
   before any field is filled (the digest hashes the claims, which the other fields change);
-- before scoped verdicts, no claim ``origin`` (every claim is a paper's) and no ``summary_beyond_papers``
-  (no question beyond the papers, so none counted);
+- before scoped verdicts, no claim ``origin`` (every claim is a paper's), ``setting`` or ``at_paper_setting``
+  (none) and no ``summary_beyond_papers`` (no question beyond the papers, so none counted);
 - before the kinds' tallies, no ``by_kind`` (a test's is read from its recorded cases, ``from_cases``; a
   claim's is its evidence tests' merged);
 - before errata, no claim ``errata`` (none recorded);
-- before the readings were recorded, no claim ``tested_as`` or ``extraction`` (none);
+- before the readings were recorded, no claim ``tested_as`` or ``extraction`` (none); before figures, power checks
+  and degenerate reasons, no claim ``figures``, test ``power`` or ``degenerate_why`` (none); before findings'
+  trends, a finding without ``trends`` (none); a claim with ``evidence`` null gets an empty list;
 - before the trends' rules were recorded, a trend without ``rule`` or ``scale``: read from the first note that
   states its statement's (``claims.checks._trends``: "Trend '<statement>': ... ; rule: <rule>) ... ; scale
   used: <scale>."), the one place the report layer reads them from prose; none when no note states them.
@@ -24,12 +26,21 @@ The report as stored is what its digest covers (``claims.report._citation.digest
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any, Mapping
 
 from claims.evidence._kinds import from_cases, kind_of, merge
 from claims.report._citation import content_digest
 from claims.report._scope import PAPER, counted, summaries
+
+
+_CLAIM_DEFAULTS = (("origin", PAPER), ("errata", []), ("tested_as", None), ("extraction", None), ("setting", None),
+                   ("at_paper_setting", None), ("figures", []))
+"""A claim's fields an older report may lack, with the value that says what it is from: every claim a paper's, no
+erratum, no reading, no setting (not an empirical claim's), no figure."""
+_TEST_DEFAULTS = (("power", []), ("degenerate_why", {}))
+"""A test's fields an older report may lack: no power check, no reason kept for its degenerate cases."""
 
 
 def upgrade(report: dict[str, Any]) -> dict[str, Any]:
@@ -39,12 +50,16 @@ def upgrade(report: dict[str, Any]) -> dict[str, Any]:
     if not citation.get("digest"):
         report["citation"] = {**citation, "digest": content_digest(report)}
     for claim in report["claims"]:
-        claim.setdefault("origin", PAPER)
-        claim.setdefault("errata", [])
-        claim.setdefault("tested_as", None)
-        claim.setdefault("extraction", None)
-        tests = claim.get("evidence") or []
+        if claim.get("evidence") is None:  # absent or null: ``validate_report`` accepts both
+            claim["evidence"] = []
+        for field, default in _CLAIM_DEFAULTS:
+            claim.setdefault(field, copy.copy(default))
+        for finding in (claim.get("findings") or {}).values():
+            finding.setdefault("trends", [])
+        tests = claim["evidence"]
         for test in tests:
+            for field, default in _TEST_DEFAULTS:
+                test.setdefault(field, copy.copy(default))
             if test.get("by_kind") is None:
                 test["by_kind"] = _tally_from_cases(test)
         if claim.get("by_kind") is None:  # merged before the ranges are filled: a merge joins recorded ranges only

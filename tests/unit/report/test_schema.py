@@ -40,9 +40,11 @@ def test_an_older_report_is_loaded_with_every_field_the_renderers_index(before_t
     for claim in loaded["claims"]:
         assert claim["origin"] == "paper" and claim["errata"] == []
         assert claim["tested_as"] is None and claim["extraction"] is None
+        assert claim["setting"] is None and claim["at_paper_setting"] is None
         assert claim["by_kind"] == merge(t["by_kind"] for t in claim["evidence"] if t["role"] != "control")
         for test in claim["evidence"]:
-            assert isinstance(test["by_kind"], dict)
+            assert isinstance(test["by_kind"], dict) and test["power"] == [] and test["degenerate_why"] == {}
+            assert "series" not in test  # an entry without series stays one (``series_dropped``)
     assert loaded["summary_beyond_papers"] == dict.fromkeys(stored["summary"], 0)
 
 
