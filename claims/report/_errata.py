@@ -73,19 +73,19 @@ def refuted_without_errata(report: dict[str, Any]) -> list[str]:
     """The papers' claims that a passing test declared ``refuted`` yet that have no erratum: a refutation is an
     error of the paper, and the sheet must carry it (the report lint fails the session on one). A refutation by
     a failing test is no declared finding: its run is red and not citable, and its report names the test."""
-    return [c["id"] for c in report["claims"] if c["verdict"] == "refuted" and c.get("origin") != "suite"
-            and not c["errata"] and not c.get("violations")]
+    return [c["id"] for c in report["claims"] if c["verdict"] == "refuted" and c["origin"] != SUITE
+            and not c["errata"] and not c["violations"]]
 
 
 def findings_list(report: dict[str, Any]) -> list[tuple[str, str]]:
     """(claim ID, finding name) of every finding beyond a statement that the report's claims recorded."""
-    return [(c["id"], name) for c in report["claims"] for name in c.get("findings") or {}]
+    return [(c["id"], name) for c in report["claims"] for name in c["findings"]]
 
 
 def corrections_without_errata(report: dict[str, Any]) -> list[str]:
     """The claims whose entry states a correction but lists no erratum (the errata sheet must hold every
     correction; the plugin makes a test that declares one without an erratum an error)."""
-    return [c["id"] for c in report["claims"] if c.get("correction") and not c["errata"]]
+    return [c["id"] for c in report["claims"] if c["correction"] and not c["errata"]]
 
 
 def format_value(value: Any) -> str:

@@ -36,9 +36,10 @@ from claims.report._scope import PAPER, counted, summaries
 
 
 _CLAIM_DEFAULTS = (("origin", PAPER), ("errata", []), ("tested_as", None), ("extraction", None), ("setting", None),
-                   ("at_paper_setting", None), ("figures", []))
+                   ("at_paper_setting", None), ("figures", []), ("correction", None), ("violations", []),
+                   ("findings", {}))
 """A claim's fields an older report may lack, with the value that says what it is from: every claim a paper's, no
-erratum, no reading, no setting (not an empirical claim's), no figure."""
+erratum, no reading, no setting (not an empirical claim's), no figure, no correction, violation or finding."""
 _TEST_DEFAULTS = (("power", []), ("degenerate_why", {}))
 """A test's fields an older report may lack: no power check, no reason kept for its degenerate cases."""
 
