@@ -111,7 +111,7 @@ def is_matrix(value: Any) -> bool:
 def counterexample_text(erratum: dict[str, Any]) -> str:
     """The counterexample's numbers as one line ("name = value; ..."; a matrix as its shape, written out by
     ``counterexample_matrices``), or why there are none."""
-    numbers = erratum.get("counterexample")
+    numbers = erratum["counterexample"]
     if numbers is None:
         return "none: the printed texts are the evidence (a text inconsistency)"
     if isinstance(numbers, dict):
@@ -124,7 +124,7 @@ def counterexample_text(erratum: dict[str, Any]) -> str:
 def counterexample_matrices(erratum: dict[str, Any]) -> str:
     """The counterexample's matrices written out to rebuild it (float64 in full: ``repr``), one row per line,
     "name =" before each; "" when it has none."""
-    numbers = erratum.get("counterexample")
+    numbers = erratum["counterexample"]
     if not isinstance(numbers, dict):
         return ""
     blocks = [f"{name} =\n" + "\n".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in value)
@@ -221,7 +221,7 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
                 *(["- Its data in full (float64, rows of each matrix):", "", "```text",
                    counterexample_matrices(e), "```", ""] if counterexample_matrices(e) else []),
                 *(f"- See also: {_md_link(other, errata)} (same cause: {cause})" for other, cause in see_also(e["id"])),
-                f"- Recorded by: {', '.join(f'`{n}`' for n in e.get('nodeids', []))}",
+                f"- Recorded by: {', '.join(f'`{n}`' for n in e['nodeids'])}",
                 "",
             ]
     findings = findings_list(report)
@@ -271,7 +271,7 @@ def errata_html(report: dict[str, Any]) -> str:
                     f"<pre>{esc(counterexample_matrices(e))}</pre>" if counterexample_matrices(e) else "")),
                 *(("See also", f"{_html_link(other, errata)} (same cause: {esc(cause)})")
                   for other, cause in see_also(e["id"])),
-                ("Recorded by", ", ".join(f"<code>{esc(n)}</code>" for n in e.get("nodeids", []))),
+                ("Recorded by", ", ".join(f"<code>{esc(n)}</code>" for n in e["nodeids"])),
             ]
             body = "".join(f"<li>{label}: {value}</li>" for label, value in items)
             out.append(f'<div class="erratum" id="{esc(e["id"])}"><h4>{esc(e["id"])}: {esc(e["severity"])}</h4>'
