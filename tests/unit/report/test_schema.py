@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from claims.report._history import load_report
 from claims.report._json import loads
 from claims.report._model import build_report, report_digest
 from claims.report._schema import upgrade
+from claims.report._validate import BaselineError
 
 DATA = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "tests" / "data"
 BEFORE_TALLIES = DATA / "report-v2_1b3f822b8825_ci.json.gz"
@@ -125,3 +127,16 @@ def test_every_rule_and_scale_an_older_reports_notes_state_is_named(path):
         for note in notes + [n for shown in findings.values() for n in shown]:
             assert "; rule: " not in note and "; scale used: " not in note, (claim["id"], note)
     assert named > 20
+
+
+def test_the_upgrade_is_idempotent_and_keeps_the_digest_check_on_the_report_as_stored(tmp_path):
+    """Loading twice reads the same report; an edited older report is still refused (the digest is checked before
+    the upgrade fills anything)."""
+    loaded = load_report(SCOPED)
+    assert upgrade(copy.deepcopy(loaded)) == loaded
+    edited = _stored(SCOPED)
+    edited["claims"][0]["verdict"] = "refuted" if edited["claims"][0]["verdict"] != "refuted" else "verified"
+    path = tmp_path / "edited.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(edited).encode()))
+    with pytest.raises(BaselineError, match="does not match its stored entry digest"):
+        load_report(path)
