@@ -24,10 +24,12 @@ def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check
 
 def _record_trend(
     trend: Any, levels: Sequence[float], responses: Sequence[float], statement: str, violates: bool, details: dict,
-    control: bool = False, runs: int | None = None,
+    control: bool = False, runs: int | None = None, rule: str | None = None, scale: str | None = None,
 ) -> None:
     """One trend case: error ``Trend.error`` against tolerance 1, with the test's numbers and the design;
-    the case counts ``runs`` (default: one run per response)."""
+    the case counts ``runs`` (default: one run per response). ``rule`` and ``scale`` are the decision rule and
+    the scale of the runs as the trend's note states them (None: no note states them, a control's), kept with
+    the trend so that the report names each once ("rule R1", "scale S1") from them, not from the note's prose."""
     if runs is not None and not 0 < runs <= trend.n:
         raise ValueError(f"a design of {trend.n} responses comes from 1 to {trend.n} runs, not {runs}")
     numbers = dict(
@@ -40,7 +42,7 @@ def _record_trend(
         "effect": trend.effect, "min_effect": trend.rule.min_effect, "n": trend.n,
         "detectable_effect": trend.detectable_effect, "uninformative": trend.uninformative,
         "direction": trend.rule.direction, "effect_interval": list(trend.effect_interval), "levels": trend.levels,
-        "statistic": trend.rule.statistic,
+        "statistic": trend.rule.statistic, "rule": rule, "scale": scale,
     }))
     # a trend's case counts its runs (the report says "runs" unless the test named its unit), and an
     # uninformative design counts them all; several responses of one run (its layers) are one run
@@ -106,11 +108,15 @@ def _against_replica(trend, replica: tuple, rule: Any, details: dict) -> tuple[A
 
 def _judged(trend, levels, responses, rule, statement: str, declare: bool, runs: int | None, details: dict) -> Any:
     """Record ``trend`` as a case, note its numbers and declare its verdict (``check_trend``, ``check_paired``)."""
-    _record_trend(trend, levels, responses, statement, trend.verdict == "refuted", details, runs=runs)
-    low, high = trend.effect_interval
     scale = details.get("scale")
     if isinstance(scale, dict):
         scale = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in scale.items() if k not in ("levels", "base"))
+    memo = f"; the memo's scale: {details['memo_scale']}" if details.get("memo_scale") else ""
+    stated_scale = f"{scale}{memo}" if scale else None  # the note's scale runs to its end, the memo's with it
+    described = rule.describe()
+    _record_trend(trend, levels, responses, statement, trend.verdict == "refuted", details, runs=runs,
+                  rule=described, scale=stated_scale)
+    low, high = trend.effect_interval
     paired = rule.statistic == "signed_rank"
     measure = "rank-biserial" if paired else rule.statistic
     record_note(
@@ -119,10 +125,9 @@ def _judged(trend, levels, responses, rule, statement: str, declare: bool, runs:
         f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
         + (f"median difference {trend.slope:+.3g} over {trend.n} runs" if paired
            else f"{trend.n} responses of {runs} runs" if runs else f"{trend.n} runs")
-        + ("" if paired else f" at {trend.levels} levels") + f"; rule: {rule.describe()})"
+        + ("" if paired else f" at {trend.levels} levels") + f"; rule: {described})"
         + _power_sentence(trend, rule)
-        + (f"; scale used: {scale}" if scale else "")
-        + (f"; the memo's scale: {details['memo_scale']}" if details.get("memo_scale") else "")
+        + (f"; scale used: {stated_scale}" if stated_scale else memo)
         + "."
     )
     if trend.verdict != "verified" and declare:

@@ -4,8 +4,8 @@ it is, what is printed, what is correct, the numbers of its smallest counterexam
 claim's section of claims.html.
 
 Written as ``errata.md`` beside claims.md (``claims.report._write``), as the "Errata" section of
-claims.html, and printed by ``python -m claims errata [REPORT]``. A report from before errata (no
-``errata`` in its claim entries) has none.
+claims.html, and printed by ``python -m claims errata [REPORT]``. A report from before errata has none (its
+claims get an empty ``errata`` where it is loaded: ``claims.report._schema.upgrade``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 from claims.evidence._erratum import SEVERITIES, see_also
 from claims.report._headline import format_number
 from claims.report._model import report_digest
+from claims.report._scope import SUITE
 
 ERRATA_FILE = "errata.md"
 HTML_ANCHOR = "errata"
@@ -35,7 +36,7 @@ def report_errata(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Every erratum of the report, by paper (the report's order of papers), then by ID; a question beyond the
     papers (``origin`` "suite") has none: it is no paper's error."""
     papers = list(report.get("papers") or {})
-    errata = [e for c in report["claims"] if c.get("origin") != "suite" for e in c.get("errata") or []]
+    errata = [e for c in report["claims"] if c["origin"] != SUITE for e in c["errata"]]
     return sorted(errata, key=lambda e: (papers.index(e["paper"]) if e["paper"] in papers else len(papers),
                                          id_order(e["id"])))
 
@@ -73,19 +74,19 @@ def refuted_without_errata(report: dict[str, Any]) -> list[str]:
     """The papers' claims that a passing test declared ``refuted`` yet that have no erratum: a refutation is an
     error of the paper, and the sheet must carry it (the report lint fails the session on one). A refutation by
     a failing test is no declared finding: its run is red and not citable, and its report names the test."""
-    return [c["id"] for c in report["claims"] if c["verdict"] == "refuted" and c.get("origin") != "suite"
-            and not c.get("errata") and not c.get("violations")]
+    return [c["id"] for c in report["claims"] if c["verdict"] == "refuted" and c["origin"] != SUITE
+            and not c["errata"] and not c["violations"]]
 
 
 def findings_list(report: dict[str, Any]) -> list[tuple[str, str]]:
     """(claim ID, finding name) of every finding beyond a statement that the report's claims recorded."""
-    return [(c["id"], name) for c in report["claims"] for name in c.get("findings") or {}]
+    return [(c["id"], name) for c in report["claims"] for name in c["findings"]]
 
 
 def corrections_without_errata(report: dict[str, Any]) -> list[str]:
     """The claims whose entry states a correction but lists no erratum (the errata sheet must hold every
     correction; the plugin makes a test that declares one without an erratum an error)."""
-    return [c["id"] for c in report["claims"] if c.get("correction") and not c.get("errata")]
+    return [c["id"] for c in report["claims"] if c["correction"] and not c["errata"]]
 
 
 COUNTEREXAMPLE_DIGITS = 6
@@ -118,7 +119,7 @@ def is_matrix(value: Any) -> bool:
 def counterexample_text(erratum: dict[str, Any]) -> str:
     """The counterexample's numbers as one line ("name = value; ..."; a matrix as its shape, written out by
     ``counterexample_matrices``), or why there are none."""
-    numbers = erratum.get("counterexample")
+    numbers = erratum["counterexample"]
     if numbers is None:
         return "none: the printed texts are the evidence (a text inconsistency)"
     if isinstance(numbers, dict):
@@ -131,7 +132,7 @@ def counterexample_text(erratum: dict[str, Any]) -> str:
 def counterexample_matrices(erratum: dict[str, Any]) -> str:
     """The counterexample's matrices written out to rebuild it (float64 in full: ``repr``), one row per line,
     "name =" before each; "" when it has none."""
-    numbers = erratum.get("counterexample")
+    numbers = erratum["counterexample"]
     if not isinstance(numbers, dict):
         return ""
     blocks = [f"{name} =\n" + "\n".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in value)
@@ -228,7 +229,7 @@ def render_errata_markdown(report: dict[str, Any]) -> str:
                 *(["- Its data in full (float64, rows of each matrix):", "", "```text",
                    counterexample_matrices(e), "```", ""] if counterexample_matrices(e) else []),
                 *(f"- See also: {_md_link(other, errata)} (same cause: {cause})" for other, cause in see_also(e["id"])),
-                f"- Recorded by: {', '.join(f'`{n}`' for n in e.get('nodeids', []))}",
+                f"- Recorded by: {', '.join(f'`{n}`' for n in e['nodeids'])}",
                 "",
             ]
     findings = findings_list(report)
@@ -278,7 +279,7 @@ def errata_html(report: dict[str, Any]) -> str:
                     f"<pre>{esc(counterexample_matrices(e))}</pre>" if counterexample_matrices(e) else "")),
                 *(("See also", f"{_html_link(other, errata)} (same cause: {esc(cause)})")
                   for other, cause in see_also(e["id"])),
-                ("Recorded by", ", ".join(f"<code>{esc(n)}</code>" for n in e.get("nodeids", []))),
+                ("Recorded by", ", ".join(f"<code>{esc(n)}</code>" for n in e["nodeids"])),
             ]
             body = "".join(f"<li>{label}: {value}</li>" for label, value in items)
             out.append(f'<div class="erratum" id="{esc(e["id"])}"><h4>{esc(e["id"])}: {esc(e["severity"])}</h4>'
@@ -294,7 +295,7 @@ def errata_html(report: dict[str, Any]) -> str:
 
 def claim_errata_line(c: dict[str, Any]) -> str | None:
     """"Errata: BSJ25.P22-E1 (constant or factor wrong)." for a claim's section; None without errata."""
-    errata = c.get("errata") or []
+    errata = c["errata"]
     if not errata:
         return None
     return "Errata: " + "; ".join(f"{e['id']} ({e['severity']}, {e['location']})" for e in errata) + "."

@@ -13,14 +13,15 @@ A claim's headline (``claim_headline``) has one line per kind of check its evide
 ``KINDS`` order, from the cases where the (corrected) statement held; a claim with no such case shows
 its counterexamples instead. A test's headline (``per_test_headline``) is the same for its own cases, and
 adds what it shows against a statement: the printed statement's counterexample (an evidence test) or the
-rejected cases (a negative control). Reports from before the tallies are read from their recorded cases.
+rejected cases (a negative control). A report from before the tallies gets them where it is loaded
+(``claims.report._schema.upgrade``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from claims.evidence._kinds import KINDS, OTHER, from_cases, kind_of, merge
+from claims.evidence._kinds import KINDS, OTHER, from_cases, kind_of
 
 _SCALE = {"relative": "rel", "absolute": "abs"}
 
@@ -58,23 +59,9 @@ def format_error(value: float | None, scale: str | None) -> str:
 
 
 def entry_kinds(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """A claim's or test's ``by_kind``; for a report from before the tallies, read from its recorded
-    cases (a test: its shown case; a claim: its tests' shown cases)."""
-    if entry.get("by_kind") is not None:
-        return entry["by_kind"]
-    if "evidence" in entry:  # a claim entry
-        return merge(entry_kinds(t) for t in entry["evidence"] if t.get("role") != "control")
-    if entry.get("max_error") is None:
-        return {}
-    details = entry.get("details") or {}
-    case = {"error": entry["max_error"], "tolerance": entry["tolerance"], "details": details}
-    # the shown case is the holding one when the test has one; a trend undecided at this scale is a holding case
-    # beyond its tolerance, a refuted one a violating case
-    if kind_of(details) == "trend":
-        violates = entry.get("role") == "control" or details.get("verdict") == "refuted"
-    else:
-        violates = entry.get("role") == "control" or entry["max_error"] > entry["tolerance"]
-    return from_cases(None if violates else case, case if violates else None)
+    """A claim's or test's ``by_kind`` (a report from before the tallies has one once it is loaded:
+    ``claims.report._schema.upgrade`` reads it from the recorded cases)."""
+    return entry["by_kind"]
 
 
 # -- one kind, where the statement held --------------------------------------------------------------------

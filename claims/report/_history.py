@@ -36,6 +36,7 @@ from typing import Any
 from claims.report._citation import ENTRY_DIGEST, content_digest, digest_mismatch
 from claims.report._json import dumps, loads
 from claims.report._model import SCHEMA
+from claims.report._schema import upgrade
 from claims.report._validate import BaselineError, validate_report
 
 _ENTRY = re.compile(r"^(\d{4,})_[A-Za-z0-9._-]+\.json\.gz$")
@@ -56,7 +57,8 @@ MISSING = ("missing: a run of the suite writes its report (a complete run, `pyte
 def load_report(path: str | Path) -> dict[str, Any]:
     """The report in ``path`` (``.json`` or ``.json.gz``), validated, its content checked against its stored
     digest (``claims.report._citation.digest_mismatch``: a report edited after its run wrote it, one verdict
-    changed in a copy, is refused naming both digests); raises ``BaselineError``.
+    changed in a copy, is refused naming both digests), then brought to the current fields
+    (``claims.report._schema.upgrade``); raises ``BaselineError``.
 
     Non-finite numbers (an infinite error) come back as floats (``claims.report._json.loads``). Only reads."""
     path = Path(path)
@@ -74,10 +76,10 @@ def load_report(path: str | Path) -> dict[str, Any]:
             f"{label}: truncated or not JSON ({error.msg}: line {error.lineno} column {error.colno})"
         ) from None
     validate_report(report, label)
-    mismatch = digest_mismatch(report)
+    mismatch = digest_mismatch(report)  # on the report as stored: its digest covers what the upgrade fills
     if mismatch is not None:
         raise BaselineError(f"{label}: {mismatch}")
-    return report
+    return upgrade(report)
 
 
 def _one_line(error: BaseException) -> str:

@@ -213,7 +213,7 @@ def _claim_section(c: dict[str, Any], figures: Mapping[str, bytes] | Path | None
     if claim_errata_line(c):
         links = ", ".join(f'<a href="#{_escape(e["id"])}">{_escape(e["id"])}</a>' for e in c["errata"])
         out.append(f"<p>Errata ({links}): {_escape(claim_errata_line(c).removeprefix('Errata: '))}</p>")
-    out += [_figure(figure, figures) for figure in c.get("figures", [])]
+    out += [_figure(figure, figures) for figure in c["figures"]]
     out.append(f"<details><summary>Details</summary>{_details(c)}</details>")
     out.append("</section>")
     return "\n".join(part for part in out if part)

@@ -113,7 +113,7 @@ ERRATA_SHARES = [0.19, 0.27, 0.27, 0.27]
 def _verdict_rows(claims: list[dict[str, Any]]) -> list[list[str]]:
     return [[rf"\texttt{{{latex_escape(c['id'])}}}", breakable(latex_escape(c["ref"])), latex_escape(c["verdict"]),
              breakable(latex_escape(informative_count(c))),
-             breakable(latex_escape(", ".join(e["id"] for e in c.get("errata") or []) or "--"))] for c in claims]
+             breakable(latex_escape(", ".join(e["id"] for e in c["errata"]) or "--"))] for c in claims]
 
 
 def _erratum_row(e: dict[str, Any]) -> list[str]:

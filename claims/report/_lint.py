@@ -85,12 +85,8 @@ def html_summary_rows(page: str) -> list[dict[str, str]]:
 
 
 def _has_drift_orders(claim: Mapping[str, Any]) -> bool:
-    """Whether the claim's evidence tests judged drift orders (a report from before the tallies: a test whose
-    shown case is one)."""
-    if claim.get("by_kind") is not None:
-        return "drift order" in claim["by_kind"]
-    return any((t.get("details") or {}).get("evidence") == "convergence order"
-               for t in claim.get("evidence", []) if t.get("role") != "control")
+    """Whether the claim's evidence tests judged drift orders."""
+    return "drift order" in claim["by_kind"]
 
 
 def _table_problems(rows: list[dict[str, str]], claims: Mapping[str, Mapping[str, Any]], where: str) -> list[str]:
@@ -143,13 +139,11 @@ def scope_problems(report: Mapping[str, Any]) -> list[str]:
     """A verdict that says more than its scope (``claims.report._scope``): an empirical claim refuted away from
     the paper's setting, or a question beyond the papers counted among the papers' verdicts."""
     problems = [f"{c['id']} is refuted at a scale other than the paper's: that is not-reproduced, not a refutation"
-                for c in report.get("claims", [])
-                if c["verdict"] == "refuted" and c.get("setting") and not c.get("at_paper_setting")]
-    if "summary_beyond_papers" in report:  # a report from before the scope rules counts every claim together
-        papers_summary, _ = summaries(counted(report.get("claims", []), report.get("run") or {}),
-                                      tuple(report["summary"]))
-        if report["summary"] != papers_summary:
-            problems.append("the summary counts a question beyond the papers among the papers' verdicts")
+                for c in report["claims"]
+                if c["verdict"] == "refuted" and c["setting"] and not c["at_paper_setting"]]
+    papers_summary, _ = summaries(counted(report["claims"], report["run"]), tuple(report["summary"]))
+    if report["summary"] != papers_summary:
+        problems.append("the summary counts a question beyond the papers among the papers' verdicts")
     return problems
 
 

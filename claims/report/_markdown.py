@@ -109,7 +109,7 @@ def claim_section(c: dict[str, Any], details: bool = True) -> list[str]:
     lines = [f"## {claim_heading(c)}"] + [line + "\\" for line in first[:-1]] + first[-1:]
     if evidence_rows(c):
         lines += [""] + _table(EVIDENCE_HEADER, ([_cell(v) for v in row] for row in evidence_rows(c)))
-    figures = " ".join(f"![{_alt(figure['caption'])}]({figure['path']})" for figure in c.get("figures", []))
+    figures = " ".join(f"![{_alt(figure['caption'])}]({figure['path']})" for figure in c["figures"])
     lines += ["", figures] if figures else []
     if not details:
         return lines

@@ -593,5 +593,6 @@ def build_report(
 
 
 def report_digest(report: dict[str, Any]) -> str:
-    """The report's content digest: the stored one, or (a report from before digests) computed."""
-    return (report.get("citation") or {}).get("digest") or content_digest(report)
+    """The report's content digest, as stored (a report from before digests has it once it is loaded:
+    ``claims.report._schema.upgrade`` computes it)."""
+    return report["citation"]["digest"]

@@ -33,22 +33,22 @@ SETTING_HEADER = ("Setting", "The paper", "Tested here")
 
 
 def paper_claims(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The claims that state a paper's sentence (a report from before ``origin``: every claim)."""
-    return [c for c in report["claims"] if c.get("origin") != SUITE]
+    """The claims that state a paper's sentence."""
+    return [c for c in report["claims"] if c["origin"] != SUITE]
 
 
 def beyond_paper_claims(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The suite's own questions about the papers."""
-    return [c for c in report["claims"] if c.get("origin") == SUITE]
+    return [c for c in report["claims"] if c["origin"] == SUITE]
 
 
 def power_lines(c: dict[str, Any]) -> list[str]:
     """One line per power check of the claim's tests (``claims.check_power``): its requirement, met or not, in
     how many of the checks the test made (a check per width, per design, ...)."""
     lines = []
-    for t in c.get("evidence") or []:
+    for t in c["evidence"]:
         checks: dict[str, list[bool]] = {}
-        for p in t.get("power") or []:
+        for p in t["power"]:
             checks.setdefault(p["requirement"], []).append(bool(p["achieved"]))
         for requirement, met in checks.items():
             state = "met" if all(met) else "NOT met (the test lacked power)"
@@ -59,7 +59,7 @@ def power_lines(c: dict[str, Any]) -> list[str]:
 
 def setting_rows(c: dict[str, Any]) -> list[list[str]]:
     """An empirical claim's setting, field by field: the paper's beside the tested one (none: [])."""
-    return [[name, values["paper"], values["tested"]] for name, values in (c.get("setting") or {}).items()]
+    return [[name, values["paper"], values["tested"]] for name, values in (c["setting"] or {}).items()]
 
 
 def summary_line(report: dict[str, Any]) -> str:
@@ -67,7 +67,7 @@ def summary_line(report: dict[str, Any]) -> str:
     incomplete."""
     run = report["run"]
     counts = ", ".join(f"{n} {verdict}" for verdict, n in report["summary"].items() if n)
-    beyond = ", ".join(f"{n} {verdict}" for verdict, n in (report.get("summary_beyond_papers") or {}).items() if n)
+    beyond = ", ".join(f"{n} {verdict}" for verdict, n in report["summary_beyond_papers"].items() if n)
     counts += f"; questions beyond the papers: {beyond}" if beyond else ""
     scope = ""
     if run.get("selection") == "partial":
@@ -244,18 +244,18 @@ def claim_heading(c: dict[str, Any]) -> str:
 
 def statement_label(c: dict[str, Any]) -> str:
     """"Statement (as printed)", or, for the suite's own question about a paper, "Question (the suite's)"."""
-    return "Question (the suite's own, not the paper's)" if c.get("origin") == "suite" else "Statement (as printed)"
+    return "Question (the suite's own, not the paper's)" if c["origin"] == SUITE else "Statement (as printed)"
 
 
 def reading_parts(c: dict[str, Any]) -> list[Parts]:
     """How the suite reads the statement, apart from the statement as printed: how it is tested, and how
-    the paper's text was read where its extraction garbles it (a report from before: none)."""
+    the paper's text was read where its extraction garbles it."""
     out = []
-    if c.get("origin") == "suite":
+    if c["origin"] == SUITE:
         out.append([Strong("The suite's own question."), f" {SUITES_QUESTION}"])
-    if c.get("tested_as"):
+    if c["tested_as"]:
         out.append([Strong("Tested as."), f" {c['tested_as']}"])
-    if c.get("extraction"):
+    if c["extraction"]:
         out.append([Strong("The text."), f" {c['extraction']}"])
     return out
 
@@ -335,12 +335,12 @@ def test_cells(t: dict[str, Any], markup: Markup) -> list[str]:
 
 def degenerate_count(t: dict[str, Any]) -> str:
     """A test's degenerate cases, with why they had nothing to test when the report kept it."""
-    why = why_text(t.get("degenerate_why") or {})
+    why = why_text(t["degenerate_why"])
     return f"{t['degenerate']} ({why})" if why else str(t["degenerate"])
 
 
 def finding_parts(name: str, f: dict[str, Any]) -> Parts:
-    shown = "; ".join(kind_lines(entry_kinds(f), f.get("trends") or [])) if f.get("by_kind") else (
+    shown = "; ".join(kind_lines(entry_kinds(f), f["trends"])) if f.get("by_kind") else (
         f"worst error {format_error(f['max_error'], f['error_scale'])} vs tolerance {format_number(f['tolerance'])}")
     return [
         "Finding ", Emphasis(name),
@@ -404,72 +404,55 @@ def evidence_rows(c: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-_RULE = re.compile(r"; rule: ")
+def _stated(c: dict[str, Any], field: str) -> set[str]:
+    """The decision rules (``field`` "rule") or the scales ("scale") the claim's trends record, its tests' and its
+    findings' (``claims.checks._trends``: as their notes state them; an older report's are read from the notes
+    where it is loaded, ``claims.report._schema``)."""
+    tests = [t.get("trends") or [] for t in c["evidence"]]  # an older report's test may list no trends
+    trends = [t for trends in (*tests, c["trends"], *(f["trends"] for f in c["findings"].values()))
+              for t in trends]
+    return {t[field] for t in trends if t.get(field)}
 
 
-def _rule_span(note: str, start: int) -> int:
-    """Where a rule's text that starts at ``start`` ends: at the parenthesis that closes the one it sits in."""
-    depth = 0
-    for i in range(start, len(note)):
-        depth += {"(": 1, ")": -1}.get(note[i], 0)
-        if depth < 0:
-            return i
-    return len(note)
+def _rule_sentence(rule: str) -> str:
+    """How a trend's note states its rule: inside the parenthesis of its numbers, which closes after it."""
+    return f"; rule: {rule})"
 
 
-def named_rules(notes: list[str]) -> dict[str, str]:
-    """The decision rules the notes state ("; rule: ..."), each named once: {rule text: "R1", ...}."""
-    rules: dict[str, str] = {}
-    for note in notes:
-        for match in _RULE.finditer(note):
-            text = note[match.end():_rule_span(note, match.end())]
-            rules.setdefault(text, f"R{len(rules) + 1}")
-    return rules
+def _scale_sentence(scale: str) -> str:
+    """How a trend's note states its scale: to the note's end."""
+    return f"; scale used: {scale}."
 
 
-_SCALE = "; scale used: "
-"""Where a trend's note states the scale of its runs (``claims.checks._trends``): to the note's end."""
-
-
-def _scale_text(note: str) -> str | None:
-    at = note.find(_SCALE)
-    return note[at + len(_SCALE):].removesuffix(".") if at >= 0 else None
-
-
-def named_scales(notes: list[str], first: int = 1) -> dict[str, str]:
-    """The scales the notes state ("; scale used: ..." to the note's end), each named once: {text: "S1", ...}."""
-    scales: dict[str, str] = {}
-    for note in notes:
-        text = _scale_text(note)
-        if text:
-            scales.setdefault(text, f"S{len(scales) + first}")
-    return scales
-
-
-def short_note(note: str, names: dict[str, str]) -> str:
-    """A note with each rule and scale it states replaced by its name (``named_rules``, ``named_scales``)."""
-    out, position = [], 0
-    for match in _RULE.finditer(note):
-        end = _rule_span(note, match.end())
-        name = names.get(note[match.end():end])
-        if name:
-            out += [note[position:match.start()], f"; rule {name}"]
-            position = end
-    note = "".join(out) + note[position:]
-    scale = _scale_text(note)
-    if scale in names:
-        note = note[:note.find(_SCALE)] + f"; scale {names[scale]}."
-    return note
+def _in_note_order(texts: set[str], notes: list[str], sentence: Any) -> list[str]:
+    """The ``texts`` that some note states (``sentence(text)`` in it), in the order the notes first state them."""
+    first = {}
+    for text in texts:
+        stated = [(i, note.find(sentence(text))) for i, note in enumerate(notes) if sentence(text) in note]
+        if stated:
+            first[text] = min(stated)
+    return sorted(first, key=first.__getitem__)
 
 
 def claim_notes(c: dict[str, Any]) -> tuple[dict[str, str], list[str], dict[str, list[str]]]:
     """(the claim's named rules and scales, its notes, its findings' notes by name), each rule and each trend's
-    scale printed once, by name ("rule R1", "scale S1")."""
+    scale that a note states printed once, by name ("rule R1", "scale S1"), numbered in the order the notes state
+    them; the names come from the trends' recorded ``rule`` and ``scale``, the notes only say where they stand."""
     findings = {name: f["notes"] for name, f in c["findings"].items()}
     every = c["notes"] + [n for notes in findings.values() for n in notes]
-    names = named_rules(every) | named_scales(every)
-    return (names, [short_note(n, names) for n in c["notes"]],
-            {name: [short_note(n, names) for n in notes] for name, notes in findings.items()})
+    rules = _in_note_order(_stated(c, "rule"), every, _rule_sentence)
+    scales = _in_note_order(_stated(c, "scale"), every, _scale_sentence)
+    names = {text: f"R{i}" for i, text in enumerate(rules, 1)} | {text: f"S{i}" for i, text in enumerate(scales, 1)}
+
+    def short(note: str) -> str:
+        for rule in rules:
+            note = note.replace(_rule_sentence(rule), f"; rule {names[rule]})")
+        for scale in scales:
+            if note.endswith(_scale_sentence(scale)):
+                note = note.removesuffix(_scale_sentence(scale)) + f"; scale {names[scale]}."
+        return note
+
+    return names, [short(n) for n in c["notes"]], {name: [short(n) for n in notes] for name, notes in findings.items()}
 
 
 def rule_lines(names: dict[str, str]) -> list[str]:

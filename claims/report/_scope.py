@@ -41,10 +41,10 @@ def scale_sentence(entry: dict[str, Any]) -> str | None:
     """"Decided at a scale other than the paper's: <tested dataset, widths, training length> (the paper: <its>);
     the whole setting is in its details (Setting)." for an empirical claim's entry, None for a claim without a
     setting."""
-    setting = entry.get("setting")
-    if not setting or entry.get("verdict") in ("not-run", "untested", "error"):
+    setting = entry["setting"]
+    if not setting or entry["verdict"] in ("not-run", "untested", "error"):
         return None  # nothing was decided, at any scale
-    where = "the paper's own setting" if entry.get("at_paper_setting") else "a scale other than the paper's"
+    where = "the paper's own setting" if entry["at_paper_setting"] else "a scale other than the paper's"
     return (f"Decided at {where}: {_setting_text(setting, 'tested')} (the paper: "
             f"{_setting_text(setting, 'paper')}); the whole setting is in its details (Setting).")
 
@@ -78,8 +78,8 @@ def counted(claims: list[dict[str, Any]], run: dict[str, Any]) -> list[dict[str,
 
 def summaries(claims: list[dict[str, Any]], verdicts: tuple[str, ...]) -> tuple[dict[str, int], dict[str, int]]:
     """(the papers' claims per verdict, the questions beyond the papers per verdict), over ``claims`` (a
-    partial run's: ``counted``). A report from before ``origin`` counts every claim as a paper's."""
+    partial run's: ``counted``)."""
     def count(origin: str) -> dict[str, int]:
-        return {v: sum(c["verdict"] == v and (c.get("origin") or PAPER) == origin for c in claims) for v in verdicts}
+        return {v: sum(c["verdict"] == v and c["origin"] == origin for c in claims) for v in verdicts}
     return count(PAPER), count(SUITE)
 

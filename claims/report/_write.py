@@ -20,7 +20,7 @@ ALTERNATE_FORMATS = tuple(kind for kind in FIGURE_FORMATS if kind != "png")
 
 def listed_figures(report: dict[str, Any]) -> list[str]:
     """The relative paths of every figure the report lists, once each, in report order."""
-    return list(dict.fromkeys(f["path"] for c in report["claims"] for f in c.get("figures", [])))
+    return list(dict.fromkeys(f["path"] for c in report["claims"] for f in c["figures"]))
 
 
 def write_report(report: dict[str, Any], directory: Path, figure_bytes: Mapping[str, bytes] | None = None) -> list[str]:

@@ -200,6 +200,8 @@ SUMMARY_KEYS = {
     "effect_interval",
     "levels",
     "statistic",
+    "rule",
+    "scale",
 }
 
 
@@ -223,6 +225,18 @@ def test_the_trend_summary_holds_every_number_a_comparison_reads():
     )
     assert summary["direction"] == "increasing" and summary["statistic"] == rule.statistic
     assert summary["effect_interval"] == list(trend.effect_interval)
+    # the rule and the scale as the note states them, for the report to name once ("rule R1"); no scale given: none
+    assert summary["rule"] == rule.describe() and f"; rule: {rule.describe()})" in evidence.notes[-1]
+    assert summary["scale"] is None
+
+
+def test_a_trend_summary_holds_its_scale_as_its_note_states_it_the_memos_with_it():
+    with collecting() as evidence:
+        check_trend(BATCHES, RISING, TrendRule("increasing"), "rank rises", scale={"data": "toy", "seeds": 3},
+                    memo_scale="MNIST")
+    (summary,) = evidence.to_builtin()["trends"]
+    assert summary["scale"] == "data toy, seeds 3; the memo's scale: MNIST"
+    assert evidence.notes[-1].endswith(f"; scale used: {summary['scale']}.")
 
 
 def test_a_trend_case_is_its_error_against_tolerance_one_relative_with_its_design():

@@ -196,10 +196,12 @@ def test_latex_of_a_report_that_must_not_be_cited_says_so_in_every_caption(repor
 def test_a_refuted_claim_without_an_erratum_is_a_report_problem_and_a_questions_refutation_is_not():
     from claims.report._lint import errata_problems
 
-    report = {"claims": [{"id": "GP22.L1", "verdict": "refuted", "origin": "paper", "errata": []},
-                         {"id": "LJ22.X1", "verdict": "refuted", "origin": "suite", "errata": []},
-                         {"id": "GP22.L2", "verdict": "refuted", "origin": "paper", "errata": [{"id": "GP22.L2-E1"}]},
-                         {"id": "GP22.F2", "verdict": "not-reproduced", "origin": "paper", "errata": []},
+    report = {"claims": [{"id": "GP22.L1", "verdict": "refuted", "origin": "paper", "errata": [], "violations": []},
+                         {"id": "LJ22.X1", "verdict": "refuted", "origin": "suite", "errata": [], "violations": []},
+                         {"id": "GP22.L2", "verdict": "refuted", "origin": "paper", "errata": [{"id": "GP22.L2-E1"}],
+                          "violations": []},
+                         {"id": "GP22.F2", "verdict": "not-reproduced", "origin": "paper", "errata": [],
+                          "violations": []},
                          {"id": "GP22.T1", "verdict": "refuted", "origin": "paper", "errata": [],
                           "violations": [{"nodeid": "t.py::b"}]}]}  # a failing test: a red, uncitable run
     problems = errata_problems(report)
@@ -214,9 +216,9 @@ def test_entries_that_are_no_error_are_listed_apart_and_not_counted():
             "printed": "p", "corrected": "c", "counterexample": "x = 1", "nodeids": ["t.py::a"]}
     error = {**base, "id": "GP22.P2-E2", "severity": "hypothesis missing"}
     fine = {**base, "id": "GP22.P2-E1", "severity": NOT_ERRORS[0]}
-    report = {"run": run, "papers": {"GP22": "Galanti and Poggio"}, "claims": [
-        {"id": "GP22.P2", "ref": "Prop. 2", "title": "t", "verdict": "verified", "errata": [fine, error],
-         "findings": {"convexity is not needed": {}}}]}
+    report = {"run": run, "citation": {"digest": "0" * 64}, "papers": {"GP22": "Galanti and Poggio"}, "claims": [
+        {"id": "GP22.P2", "ref": "Prop. 2", "title": "t", "verdict": "verified", "origin": "paper",
+         "correction": None, "violations": [], "errata": [fine, error], "findings": {"convexity is not needed": {}}}]}
     assert paper_errors(report) == [error] and not_errors(report) == [fine]
     text = render_errata_markdown(report)
     assert "1 errata (1 hypothesis missing)" in text and "1 further entries are no error" in text
@@ -244,9 +246,9 @@ def test_errata_that_share_a_cause_link_each_other_both_ways():
     entry = {"id": "BSJ25.P22-E1", "paper": "BSJ25", "claim": "BSJ25.P22", "severity": "constant or factor wrong",
              "location_kind": "statement", "location": "Prop. 2.2", "printed": "p", "corrected": "c",
              "counterexample": "L = 2", "nodeids": ["t.py::a"]}
-    report = {"run": run, "papers": {"BSJ25": "Bantzis et al."}, "claims": [
+    report = {"run": run, "citation": {"digest": "0" * 64}, "papers": {"BSJ25": "Bantzis et al."}, "claims": [
         {"id": "BSJ25.P22", "ref": "Prop. 2.2", "title": "t", "verdict": "verified-with-correction",
-         "errata": [entry]}]}
+         "origin": "paper", "correction": "c", "violations": [], "findings": {}, "errata": [entry]}]}
     text = render_errata_markdown(report)
     assert "- See also: BSJ25.ESC-E1 (not recorded in this run) (same cause: the radial rate" in text
     report["claims"][0]["errata"].append({**entry, "id": "BSJ25.ESC-E1", "claim": "BSJ25.ESC"})

@@ -24,6 +24,7 @@ from claims.report._json import loads
 from claims.report._lint import html_summary_rows, json_problems, markdown_summary_rows, rendered_problems
 from claims.report._markdown import render_markdown
 from claims.report._model import TestRecord, claim_entry, ordered_notes, record_order
+from claims.report._schema import upgrade
 
 REFERENCE = (
     next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
@@ -34,7 +35,7 @@ REFERENCE = (
 
 @pytest.fixture(scope="module")
 def reference() -> tuple[dict, str, str]:
-    report = loads(gzip.decompress(REFERENCE.read_bytes()).decode())
+    report = upgrade(loads(gzip.decompress(REFERENCE.read_bytes()).decode()))  # as load_report reads it
     return report, render_markdown(report), render_html(report)
 
 

@@ -213,7 +213,9 @@ def test_folded_details_show_the_first_notes_whole_name_each_scale_once_and_list
     test = dict(by_role["evidence"], nodeid="tests/claims/t/test_m.py::test_a[p]", informative=6, cases=6)
     control = dict(by_role["control"], nodeid="tests/claims/t/test_m.py::test_c", informative=3, cases=3)
     assert test["outcome"] == control["outcome"] == "passed"
-    html = _details(dict(entry, id="X.1", notes=notes, findings={}, evidence=[test, control]))
+    stated = {"rule": "one-sided test", "scale": "data digits, 3 seeds; the memo's scale: MNIST"}  # as recorded
+    trends = [{"statement": "a", **stated}, {"statement": "b", **stated}]
+    html = _details(dict(entry, id="X.1", notes=notes, findings={}, evidence=[test, control], trends=trends))
     assert "rule R1" in html and "scale S1" in html and html.count("data digits, 3 seeds") == 1
     assert "second note" in html and "characters left out here: python -m claims show X.1" in html
     assert "test_m.py: test_a[p] 6/6; test_c (control) 3/3" in html

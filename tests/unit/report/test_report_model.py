@@ -23,6 +23,7 @@ from claims.report._model import (
     record_order,
     report_digest,
 )
+from claims.report._schema import upgrade
 from claims.report._suite import ClaimSuite
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -297,15 +298,15 @@ def test_a_claim_entry_uses_the_reports_figure_paths_or_resolves_its_own_clashes
 # ------------------------------------------------------------------------------------------ digest
 
 
-def test_a_reports_stored_digest_is_the_one_cited_and_one_without_is_computed():
+def test_a_reports_stored_digest_is_the_one_cited_and_one_without_is_computed_where_it_is_loaded():
     built = build_report({"profile": "ci"}, {})
     assert report_digest(built) == built["citation"]["digest"] == content_digest(built)
     # a report read back cites the digest it was published with, even where today's digest of it differs
     stored = {**built, "citation": {**built["citation"], "digest": "0" * 64}}
     assert report_digest(stored) == "0" * 64 != content_digest(stored)
     older = {key: value for key, value in built.items() if key != "citation"}  # from before digests
-    assert report_digest(older) == content_digest(older) == content_digest(built)
-    assert report_digest({**older, "citation": None}) == content_digest(older)
+    assert report_digest(upgrade(dict(older))) == content_digest(older) == content_digest(built)
+    assert report_digest(upgrade({**older, "citation": None})) == content_digest(older)
 
 
 def test_a_tests_degenerate_cases_show_their_reasons():
@@ -313,8 +314,10 @@ def test_a_tests_degenerate_cases_show_their_reasons():
 
     assert degenerate_count({"degenerate": 3, "degenerate_why": {"zero gradient": 2, "no reason given": 1}}) == (
         "3 (2: zero gradient; 1: no reason given)")
-    # a report from before the reasons: the count alone
-    assert degenerate_count({"degenerate": 3}) == degenerate_count({"degenerate": 3, "degenerate_why": {}}) == "3"
+    # a report from before the reasons: the count alone (its tests get no reason where it is loaded)
+    older = {"degenerate": 3}
+    upgrade({"run": {}, "summary": {}, "citation": {"digest": "d"}, "claims": [{"id": "X", "evidence": [older]}]})
+    assert degenerate_count(older) == degenerate_count({"degenerate": 3, "degenerate_why": {}}) == "3"
     record = TestRecord("t.py::a", ["GP22.F1"], False)
     fold_phase(record, "call", "passed", {"cases": 0, "degenerate": 2, "degenerate_why": {"zero gradient": 2}}, 1.0)
     assert record.degenerate_text() == "2: zero gradient" and record.to_json()["degenerate_why"] == {"zero gradient": 2}
