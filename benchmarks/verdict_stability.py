@@ -118,10 +118,14 @@ ROWS: dict[str, Row] = {
     "mkl-compatible": Row(1, "best", "COMPATIBLE"),
     "serial": Row(1, "best", None, "0"),
     "serial-threads2": Row(2, "best", None, "0"),
+    "serial-threads2-default": Row(2, "default", None, "0"),
 }
 """The default rows: threads 1/2 x kernels best/avx2/default under -n 2 (threads per worker), then
 threads1-best with MKL_CBWR=COMPATIBLE, and -n 0 with 1 and with 2 threads (a developer's plain
-``pytest -n 0`` on a 2-core machine: torch takes a thread per core)."""
+``pytest -n 0`` on a 2-core machine: torch takes a thread per core), the latter also with the default kernels.
+On a 2-core machine the two-thread rows under -n 2 run four threads on two cores (threads2-best took 51-61
+minutes against 10-14 for threads1-best here); serial-threads2 and serial-threads2-default change the reduction
+order the same way (two threads per reduction) without oversubscribing."""
 
 
 def run_once(
