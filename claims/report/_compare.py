@@ -67,6 +67,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claims.evidence._record import margin as tolerance_over_error
+from claims.evidence._role import Role
 from claims.report._headline import format_number
 
 VERDICT_RANK = {
@@ -205,7 +206,7 @@ def claim_trends(claim: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, 
             d = test["details"]
             listed.append({
                 "nodeid": test.get("nodeid"), "statement": d.get("statement"),
-                "control": test.get("role") == "control" or bool(test.get("negative_control")),
+                "control": test.get("role") == Role.CONTROL,
                 "verdict": d.get("verdict"), "p_predicted": d.get("p_predicted"), "p_opposite": d.get("p_opposite"),
                 "alpha": d.get("rule_alpha"), "effect": d.get("effect"), "min_effect": d.get("rule_min_effect"),
                 "n": d.get("n"),

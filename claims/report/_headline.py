@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from claims.evidence._kinds import KINDS, OTHER, from_cases, kind_of
+from claims.evidence._role import Role
 
 _SCALE = {"relative": "rel", "absolute": "abs"}
 
@@ -316,7 +317,7 @@ def per_test_headline(t: Mapping[str, Any]) -> list[str]:
     """A test's headline figures: where the statement held, and what its violating cases show (the printed
     statement's counterexample in an evidence test, the rejected cases of a negative control)."""
     by_kind = entry_kinds(t)
-    control = t.get("role") == "control"
+    control = t.get("role") == Role.CONTROL
     held = [] if control else kind_lines(by_kind, _trends(t, False))
     against = kind_lines(by_kind, _trends(t, True) if control else [], "violating")
     if not control:

@@ -54,10 +54,11 @@ from claims.checks._limits import UNDECIDED
 from claims.evidence._kinds import from_cases, merge
 from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
+from claims.evidence._role import Role, encode_role
 from claims.report._citation import DIGEST_OF, content_digest, not_citable_because
 from claims.report._power import LACKED_POWER, lacked_power_reason, shortfalls
 from claims.report._scope import counted, scoped_verdict, setting_fields, summaries
-from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
+from claims.report._suite import ClaimSuite
 
 SCHEMA = "lowrank-claims/report/2"
 
@@ -159,7 +160,7 @@ class TestRecord:
 
     nodeid: str
     claim_ids: list[str]
-    negative_control: bool
+    role: Role
     outcome: str = NOT_RUN
     reason: str | None = "selected, but no call phase was reported (interrupted or stopped early)"
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -169,6 +170,7 @@ class TestRecord:
     """Where the test is defined in its file (0-based; None: not known): orders a claim's tests and notes."""
 
     def __post_init__(self) -> None:
+        self.role = Role(self.role)
         self.evidence = self._take_figures(self.evidence)
 
     def _take_figures(self, evidence: dict[str, Any] | None) -> dict[str, Any]:
@@ -249,10 +251,9 @@ class TestRecord:
         e = self.evidence
         return {
             "nodeid": self.nodeid,
-            "role": CONTROL if self.negative_control else EVIDENCE,
+            "role": encode_role(self.role),
             "outcome": self.outcome,
             "reason": self.reason,
-            "negative_control": self.negative_control,
             "cases": e.get("cases", 0),
             "informative": self.informative,
             "informative_holding": self.informative_holding,
@@ -397,12 +398,12 @@ def claim_entry(
     paths = figure_paths(tests) if paths is None else paths
     if suite is None:
         suite = ClaimSuite(
-            has_evidence_tests=any(not t.negative_control for t in tests),
-            has_controls=any(t.negative_control for t in tests),
+            has_evidence_tests=any(t.role is Role.EVIDENCE for t in tests),
+            has_controls=any(t.role is Role.CONTROL for t in tests),
         )
     tests = sorted(tests, key=record_order)
-    checks = [t for t in tests if not t.negative_control]
-    controls = [t for t in tests if t.negative_control]
+    checks = [t for t in tests if t.role is Role.EVIDENCE]
+    controls = [t for t in tests if t.role is Role.CONTROL]
     control = control_status(controls, suite)
     notes = ordered_notes(claim.notes, tests)
     why: list[str] = []

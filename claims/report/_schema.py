@@ -31,6 +31,7 @@ import re
 from typing import Any, Mapping
 
 from claims.evidence._kinds import from_cases, kind_of, merge
+from claims.evidence._role import Role, encode_role
 from claims.report._citation import content_digest
 from claims.report._scope import PAPER, counted, summaries
 
@@ -59,18 +60,27 @@ def upgrade(report: dict[str, Any]) -> dict[str, Any]:
             finding.setdefault("trends", [])
         tests = claim["evidence"]
         for test in tests:
+            _one_role_field(test)
             for field, default in _TEST_DEFAULTS:
                 test.setdefault(field, copy.copy(default))
             if test.get("by_kind") is None:
                 test["by_kind"] = _tally_from_cases(test)
         if claim.get("by_kind") is None:  # merged before the ranges are filled: a merge joins recorded ranges only
-            claim["by_kind"] = merge(t["by_kind"] for t in tests if t.get("role") != "control")
+            claim["by_kind"] = merge(t["by_kind"] for t in tests if t["role"] != Role.CONTROL)
     for claim in report["claims"]:
         _with_stated_rules(claim)
     if "summary_beyond_papers" not in report:
         report["summary_beyond_papers"] = summaries(counted(report["claims"], report["run"]),
                                                     tuple(report["summary"]))[1]
     return report
+
+
+def _one_role_field(test: dict[str, Any]) -> None:
+    """A test's role in its one field, ``role`` (``claims.evidence._role.Role``'s word): a report of schema 2
+    also wrote it as the boolean ``negative_control``, which goes (and gives the role where ``role`` is absent)."""
+    flagged = test.pop("negative_control", None)
+    if "role" not in test:
+        test["role"] = encode_role(Role.of_marker(bool(flagged)))
 
 
 def _tally_from_cases(test: Mapping[str, Any]) -> dict[str, Any]:
@@ -82,9 +92,9 @@ def _tally_from_cases(test: Mapping[str, Any]) -> dict[str, Any]:
     # the shown case is the holding one when the test has one; a trend undecided at this scale is a holding case
     # beyond its tolerance, a refuted one a violating case
     if kind_of(details) == "trend":
-        violates = test.get("role") == "control" or details.get("verdict") == "refuted"
+        violates = test["role"] == Role.CONTROL or details.get("verdict") == "refuted"
     else:
-        violates = test.get("role") == "control" or test["max_error"] > test["tolerance"]
+        violates = test["role"] == Role.CONTROL or test["max_error"] > test["tolerance"]
     return from_cases(None if violates else case, case if violates else None)
 
 

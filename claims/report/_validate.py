@@ -16,14 +16,13 @@ import re
 from typing import Any
 
 from claims.evidence._record import VERDICTS
+from claims.evidence._role import ROLES
 from claims.report._model import CONTROL_STATES, NOT_RUN, SCHEMA
-from claims.report._suite import CONTROL, EVIDENCE
 
 _SCHEMA_FAMILY = re.compile(r"^lowrank-claims/report/(\d+)$")
 
 SELECTIONS = ("full", "partial")
 OUTCOMES = ("passed", "failed", "error", NOT_RUN)
-ROLES = (EVIDENCE, CONTROL)
 TREND_VERDICTS = ("verified", "refuted", "inconclusive")
 
 

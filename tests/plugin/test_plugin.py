@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims import CLAIMS
 from synthetic_claims import EVIDENCE_MODULE, OTHER_MODULE  # tests/plugin/synthetic_claims.py
@@ -612,7 +613,8 @@ def record(name: str, *, control: bool = False, outcome: str = "passed", cases: 
     case = {"error": evidence.pop("error", 0.0), "tolerance": evidence.pop("tolerance", 1.0), "details": {}}
     shown = {"counterexample": {**case, "error": 2.0}} if control else {"holding": case}
     full = {"cases": cases, "notes": [], **(shown if cases else {}), **evidence}
-    return TestRecord(f"test_x.py::{name}", ["LJ22.L1"], control, outcome=outcome, reason=None, evidence=full)
+    return TestRecord(f"test_x.py::{name}", ["LJ22.L1"], Role.of_marker(control), outcome=outcome, reason=None,
+                      evidence=full)
 
 
 def verdict_of(*records) -> dict:
@@ -707,12 +709,12 @@ def test_the_worst_case_is_the_one_nearest_to_violating():
 def test_a_record_without_a_call_phase_is_not_run():
     from claims.report._model import TestRecord
 
-    interrupted = TestRecord("test_x.py::test_y", ["LJ22.L1"], True)
+    interrupted = TestRecord("test_x.py::test_y", ["LJ22.L1"], Role.CONTROL)
     fold_phase(interrupted, "setup", "passed", None, 0.1)
     assert interrupted.outcome == "not-run"
     fold_phase(interrupted, "call", "passed", {"cases": 1}, 0.1)
     assert interrupted.outcome == "passed"
-    crashed = TestRecord("test_x.py::test_z", ["LJ22.L1"], True)
+    crashed = TestRecord("test_x.py::test_z", ["LJ22.L1"], Role.CONTROL)
     fold_phase(crashed, "???", "failed", None, 0.0, "worker 'gw0' crashed while running 'test_x.py::test_z'")
     assert crashed.outcome == "not-run" and "crashed" in crashed.reason
 

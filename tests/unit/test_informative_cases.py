@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.checks import check_inequality, check_inequality_rejected, check_trend, check_trend_rejected
 from claims.evidence._record import ClaimViolation, collecting, count_cases_as, declare_verdict, record_case
@@ -65,7 +66,7 @@ def test_without_a_range_every_case_counts_as_before():
 
 
 def recorded_control(run) -> dict:
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         run()
     return evidence.to_builtin()
 
@@ -228,7 +229,7 @@ CLAIM = CLAIMS["LJ22.L10"]
 
 
 def test_record(nodeid: str, control: bool, run) -> TestRecord:
-    record = TestRecord(nodeid, [CLAIM.id], control)
+    record = TestRecord(nodeid, [CLAIM.id], Role.of_marker(control))
     fold_phase(record, "call", "passed", (recorded_control if control else recorded)(run), 0.0)
     return record
 

@@ -758,7 +758,6 @@ def test_an_older_reports_trend_is_read_from_its_details_in_full():
     entry["evidence"] = [
         {"nodeid": "tests/a/t.py::test_check", "role": "evidence", "details": details},
         {"nodeid": "tests/a/t.py::test_control", "role": "control", "details": details},
-        {"nodeid": "tests/a/t.py::test_flagged", "negative_control": True, "details": details},
         {"nodeid": "tests/a/t.py::test_other", "role": "evidence", "details": {"evidence": "inequality"}},
     ]
     entry["trends"] = [{"nodeid": "tests/a/t.py::test_check", "statement": "s", "p_predicted": 0.5},  # already read
@@ -769,7 +768,6 @@ def test_an_older_reports_trend_is_read_from_its_details_in_full():
     assert keyed == {
         ("t.py::test_check", "s", 0): {"nodeid": "tests/a/t.py::test_check", **expected, "control": False},
         ("t.py::test_control", "s", 0): {"nodeid": "tests/a/t.py::test_control", **expected, "control": True},
-        ("t.py::test_flagged", "s", 0): {"nodeid": "tests/a/t.py::test_flagged", **expected, "control": True},
         ("t.py::test_gone", "s", 0): {"nodeid": "tests/b/t.py::test_gone", "statement": "s"},
     }
 

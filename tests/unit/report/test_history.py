@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.report._history import (
     MISSING,
@@ -41,7 +42,7 @@ REFERENCE = (
 def built_report(*, selection: str = "full", complete: bool = True, commit: str | None = "89abcdef0123" * 3,
                  dirty: bool = False, profile: str = "ci", error: float = 1e-16) -> dict:
     """A report as the plugin builds it, of one passing test of LJ22.L1 with a series."""
-    record = Record("tests/test_x.py::test_identity", ["LJ22.L1"], negative_control=False)
+    record = Record("tests/test_x.py::test_identity", ["LJ22.L1"], role=Role.EVIDENCE)
     evidence = {
         "cases": 3, "checks": 3, "holding": {"error": error, "tolerance": 1e-14, "details": {}},
         "series": [{"step": i, "loss": 1.0 / (i + 1)} for i in range(50)],

@@ -89,11 +89,28 @@ def _without_stated_rules(report: dict) -> dict:
     return report
 
 
+def _as_current(report: dict) -> dict:
+    """A schema-2 report as the current schema writes it: a test's role in ``role`` only."""
+    for claim in report["claims"]:
+        for test in claim["evidence"]:
+            del test["negative_control"]
+    return report
+
+
 def test_a_current_report_comes_through_unchanged():
     built = build_report({"profile": "ci"}, {})
     assert upgrade(copy.deepcopy(built)) == built
     scoped = _stored(SCOPED)  # every field but the trends' rules and scales
-    assert _without_stated_rules(upgrade(copy.deepcopy(scoped))) == scoped
+    assert _without_stated_rules(upgrade(copy.deepcopy(scoped))) == _as_current(scoped)
+
+
+def test_a_tests_role_is_kept_in_role_alone_and_read_from_the_boolean_where_role_is_absent():
+    tests = [{"role": "control", "negative_control": True}, {"role": "evidence", "negative_control": False},
+             {"negative_control": True}, {"negative_control": False}, {}]
+    upgrade({"run": {}, "summary": {}, "citation": {"digest": "d"},
+             "claims": [{"id": "X", "verdict": "verified", "evidence": tests}]})
+    assert [t["role"] for t in tests] == ["control", "evidence", "control", "evidence", "evidence"]
+    assert not any("negative_control" in t for t in tests)
 
 
 def test_an_older_trends_rule_and_scale_are_read_from_the_note_that_states_them():
