@@ -267,7 +267,7 @@ def _claim_changes(claim_id: str, old: dict[str, Any] | None, new: dict[str, Any
     if new is None:
         return [Change(claim_id, "gone", old["verdict"], None)]
     changes = []
-    for what, key in (("verdict", "verdict"), ("control", "negative_control"), ("cases", "cases"),
+    for what, key in (("verdict", "verdict"), ("control", "control_state"), ("cases", "cases"),
                       ("degenerate", "degenerate")):
         if compared_value(old.get(key)) != compared_value(new.get(key)):
             changes.append(Change(claim_id, what, old.get(key), new.get(key)))

@@ -349,15 +349,15 @@ def reading(c: Mapping[str, Any]) -> str:
         printed = " The printed statement fails (a counterexample is shown)." if printed_fails else ""
         if "declared inconclusive" in why:
             text = "Undecided: a test fixed before the data came out neither way at this run's scale."
-            if c.get("negative_control") not in (None, "rejected"):
-                text += f" Its negative control is {c['negative_control']}."
+            if c.get("control_state") not in (None, "rejected"):
+                text += f" Its negative control is {c['control_state']}."
             return text + printed
         if "The test lacked power" in why:
             return "Undecided: the test lacked power (a check of its own power fell short; see its reasons)." + printed
         if "could not have failed" in why:
             return "Undecided: the checks passed, but on no case where they could have failed." + printed
-        if c.get("negative_control") not in (None, "rejected"):
-            return (f"Undecided: the checks passed, but the negative control ({c['negative_control']}) does not show "
+        if c.get("control_state") not in (None, "rejected"):
+            return (f"Undecided: the checks passed, but the negative control ({c['control_state']}) does not show "
                     "that they can fail." + printed)
         return "Undecided: " + ((c.get("why") or ["see its section."])[0]) + printed
     if verdict == "not-run":

@@ -1,8 +1,9 @@
 """The claims report's model: test outcomes and evidence aggregated per registered claim.
 
 Pure data in, the report dict out; the plugin feeds it test records on the controller. Schema
-``lowrank-claims/report/2`` (version 1 had no ``not-run`` verdict, counted degenerate cases as
-evidence and wrote every run, partial or not, over the full report). It is written out by
+``lowrank-claims/report/3`` (3 renamed a claim's control state to ``control_state`` and wrote a test's role in
+``role`` alone; ``claims.report._schema`` reads a 2 as a 3. 1 had no ``not-run`` verdict, counted degenerate
+cases as evidence and wrote every run, partial or not, over the full report). It is written out by
 ``claims.report._write`` (as JSON, ``claims.report._json``; Markdown, ``claims.report._markdown``;
 HTML, ``claims.report._html``); this module imports none of them.
 
@@ -60,7 +61,7 @@ from claims.report._power import LACKED_POWER, lacked_power_reason, shortfalls
 from claims.report._scope import counted, scoped_verdict, setting_fields, summaries
 from claims.report._suite import ClaimSuite
 
-SCHEMA = "lowrank-claims/report/2"
+SCHEMA = "lowrank-claims/report/3"
 
 _PRECEDENCE = ("error", "refuted", "not-reproduced", "inconclusive", "verified-with-correction", "verified")
 
@@ -542,7 +543,7 @@ def claim_entry(
         "error_scale": worst["details"].get("error_scale") if worst else None,
         "margin": _finite(margin(max_error, tolerance)) if worst else None,
         "by_kind": merge(t.by_kind for t in checks),
-        "negative_control": control,
+        "control_state": control,
         "counterexample": counterexample,
         "counterexamples": [
             {"nodeid": t.nodeid, **t.evidence["counterexample"]} for t in checks if t.evidence.get("counterexample")

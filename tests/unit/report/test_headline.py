@@ -140,7 +140,7 @@ def test_a_tests_headline_shows_the_printed_statements_counterexample_apart():
     ],
 )
 def test_every_verdict_reads_in_one_plain_sentence(verdict, why, control, start):
-    text = reading({"verdict": verdict, "why": why, "negative_control": control, "counterexamples": []})
+    text = reading({"verdict": verdict, "why": why, "control_state": control, "counterexamples": []})
     assert text.startswith(start) and text.endswith(".") and "\n" not in text
 
 

@@ -186,7 +186,7 @@ def test_a_failed_check_refutes_and_stays_refuted_whatever_else_is_missing():
     (the notes say what is missing, the verdict does not soften)."""
     failed = record("t.py::b", {"violation": "lhs > rhs"}, outcome="failed")
     result = entry(failed, record("t.py::c", outcome=NOT_RUN), suite=ClaimSuite(has_controls=True))
-    assert result["verdict"] == "refuted" and result["negative_control"] == "control not run in this selection"
+    assert result["verdict"] == "refuted" and result["control_state"] == "control not run in this selection"
     assert result["violations"] == [{"nodeid": "t.py::b", "violation": "lhs > rhs", "falsifying_example": None}]
     hypothesis = record("t.py::d", {"violation": "lhs > rhs", "falsifying_example": "test(x=0.5)"},
                         outcome="failed")
@@ -195,7 +195,7 @@ def test_a_failed_check_refutes_and_stays_refuted_whatever_else_is_missing():
     # a control that failed (accepted a case) refutes nothing: the check is not shown able to fail
     accepted = record("t.py::control", {"violation": "v"}, control=True, outcome="failed")
     result = entry(record(), accepted)
-    assert (result["verdict"], result["negative_control"]) == ("inconclusive", "accepted")
+    assert (result["verdict"], result["control_state"]) == ("inconclusive", "accepted")
     assert result["why"] == [("Checks passed, but the negative control: accepted (a control's case was accepted: "
                               "the check is not shown able to fail).")]
 
@@ -225,7 +225,7 @@ def test_no_finished_evidence_test_is_not_run_with_the_skip_reasons():
 
 def test_verified_needs_everything_and_says_nothing():
     result = entry(record(), control())
-    assert (result["verdict"], result["why"], result["negative_control"]) == ("verified", [], "rejected")
+    assert (result["verdict"], result["why"], result["control_state"]) == ("verified", [], "rejected")
 
 
 @pytest.mark.parametrize("declared", ["refuted", "verified-with-correction"])
@@ -572,7 +572,7 @@ def test_a_control_whose_limits_did_not_settle_reads_undecided_not_accepted():
                        control=True)
     assert control_status([undecided], suite) == "undecided" and "undecided" in CONTROL_STATES
     claim = powered_entry(record(), undecided)
-    assert claim["verdict"] == "inconclusive" and claim["negative_control"] == "undecided"
+    assert claim["verdict"] == "inconclusive" and claim["control_state"] == "undecided"
     assert "undecided" in " ".join(claim["why"]) and "accepted" not in " ".join(claim["why"])
     saturated = record("t.py::control", control_evidence(informative_violating=0, uninformative_why={"tied": 1}),
                        control=True)
