@@ -85,7 +85,13 @@ CONTROL = {
 OUTCOME = {"passed": "p", "failed": "f", "error": "e", "skipped": "s", "xfailed": "x", "xpassed": "X"}
 NO_CLAIM = "(no claim)"
 """The table's row of the tests that evidence no claim (the unit and plugin tests)."""
-CLAIM_KEYS = ("verdict", "margin", "min_slack", "max_error", "tolerance", "cases", "negative_control", "why")
+CLAIM_KEYS = ("verdict", "margin", "min_slack", "max_error", "tolerance", "cases", "control_state", "why")
+
+
+def control_state(entry: dict) -> str | None:
+    """A claim's control state in a run: ``control_state``, or ``negative_control`` in a run recorded before the
+    report's schema 3 renamed it."""
+    return entry.get("control_state", entry.get("negative_control"))
 
 
 @dataclass(frozen=True)
@@ -315,7 +321,7 @@ def claim_cell(run: dict, claim: str) -> tuple[str, str, str]:
     entry = run["claims"].get(claim)
     if entry is None:
         return "-", "-", "-"
-    control = entry.get("negative_control")
+    control = control_state(entry)
     return entry["verdict"] or "-", control or "-", summary(claim_outcomes(run, claim))
 
 
@@ -338,7 +344,7 @@ def differences(runs: list[dict]) -> dict:
         if not shown(entries):
             continue
         verdicts = [entry["verdict"] if entry else None for entry in entries]
-        controls = [entry.get("negative_control") if entry else None for entry in entries]
+        controls = [control_state(entry) if entry else None for entry in entries]
         if len(set(verdicts)) > 1:
             found["verdicts"][claim] = verdicts
         if len(set(controls)) > 1:

@@ -24,8 +24,8 @@ from claims.evidence import _profiles
 from claims.evidence._erratum import ErratumError
 from claims.evidence._record import collecting, missing_erratum
 from claims.evidence._registry import CLAIMS, unknown_claim_message
+from claims.evidence._role import encode_meta
 from claims.report._json import dumps
-from claims.report._suite import CONTROL
 from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, claim_meta, exception_notes, is_violation
 from claims.session._collection import ClaimFilter, SelectionTracker
 from claims.session._html_rows import HtmlRows
@@ -158,7 +158,7 @@ def pytest_make_collect_report(collector: pytest.Collector):
         if meta is None:
             continue
         problems += [f"{item.nodeid}: {unknown_claim_message(i)}" for i in meta["ids"] if i not in CLAIMS]
-        item.user_properties.append((META_PROPERTY, dumps(meta)))
+        item.user_properties.append((META_PROPERTY, dumps(encode_meta(**meta))))
     if problems:
         report.outcome = "failed"
         report.longrepr = "\n".join(problems)
@@ -173,7 +173,7 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     meta = claim_meta(item)
     formats = figure_formats(item.config)
-    with collecting(claim_ids=meta["ids"], control=meta["role"] == CONTROL, figure_formats=formats) as evidence:
+    with collecting(claim_ids=meta["ids"], role=meta["role"], figure_formats=formats) as evidence:
         try:
             result = yield
             missing = missing_erratum(evidence)

@@ -15,6 +15,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
         "keep_series_rows", "one_case",
         "record_case", "record_degenerate", "record_erratum", "record_note", "record_series", "recorded_series",
     ),
+    "._role": ("Role",),
     "._erratum": ("ErratumError", "LOCATION_KINDS", "SEVERITIES"),
     "._trend": ("Trend", "TrendRule", "detectable_effect", "permuted_levels", "trend_test"),
     "._paired": ("paired_detectable_effect", "paired_test", "swapped_pairs"),

@@ -31,6 +31,7 @@ from hypothesis.errors import InvalidArgument
 
 from claims.evidence._erratum import CONTENT, ErratumError, differing_fields, erratum_record
 from claims.evidence._kinds import KINDS, KindTally, margin
+from claims.evidence._role import Role
 
 VERDICTS = ("verified", "verified-with-correction", "refuted", "not-reproduced", "inconclusive", "not-run", "untested",
             "error")
@@ -153,7 +154,7 @@ class TestEvidence:
     by_kind: KindTally = field(default_factory=KindTally, repr=False)
     series_limits: dict[str, int | None] = field(default_factory=dict, repr=False)
     claim_ids: list[str] | None = field(default=None, repr=False)
-    control: bool = field(default=False, repr=False)
+    role: Role = field(default=Role.EVIDENCE, repr=False)
     is_finding: bool = field(default=False, repr=False)
     figure_formats: tuple[str, ...] = field(default=("png",), repr=False)
     _example: object = field(default=None, repr=False)
@@ -360,7 +361,7 @@ def _test_evidence() -> TestEvidence:
 def in_negative_control() -> bool:
     """Whether the running claim test is a negative control (``negative_control=True``): the innermost
     test's own evidence says (a finding inside it is not a test; a nested pytester session pushes its own)."""
-    return bool(_stack) and _test_evidence().control
+    return bool(_stack) and _test_evidence().role is Role.CONTROL
 
 
 def currently_in_example() -> bool:
@@ -409,13 +410,13 @@ _target_labels: tuple[object, dict[str, int]] = (None, {})
 
 @contextmanager
 def collecting(
-    claim_ids: list[str] | None = None, control: bool = False, figure_formats: tuple[str, ...] = ("png",),
+    claim_ids: list[str] | None = None, role: Role = Role.EVIDENCE, figure_formats: tuple[str, ...] = ("png",),
 ) -> Iterator[TestEvidence]:
     """Collect the evidence of one test call (nested pytester sessions push their own);
-    ``claim_ids``: the claims the test evidences (figures are labelled with them); ``control``: the
-    test is a negative control (a rejection counts only where the check could have accepted);
+    ``claim_ids``: the claims the test evidences (figures are labelled with them); ``role``: the
+    test's (``Role.CONTROL``, a negative control: a rejection counts only where the check could have accepted);
     ``figure_formats``: what its figures are rendered as (PNG always; SVG and PDF beside it on request)."""
-    evidence = TestEvidence(claim_ids=list(claim_ids) if claim_ids is not None else None, control=control,
+    evidence = TestEvidence(claim_ids=list(claim_ids) if claim_ids is not None else None, role=Role(role),
                             figure_formats=tuple(figure_formats))
     _stack.append(evidence)
     try:

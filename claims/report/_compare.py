@@ -67,6 +67,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claims.evidence._record import margin as tolerance_over_error
+from claims.evidence._role import Role
 from claims.report._headline import format_number
 
 VERDICT_RANK = {
@@ -205,7 +206,7 @@ def claim_trends(claim: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, 
             d = test["details"]
             listed.append({
                 "nodeid": test.get("nodeid"), "statement": d.get("statement"),
-                "control": test.get("role") == "control" or bool(test.get("negative_control")),
+                "control": test.get("role") == Role.CONTROL,
                 "verdict": d.get("verdict"), "p_predicted": d.get("p_predicted"), "p_opposite": d.get("p_opposite"),
                 "alpha": d.get("rule_alpha"), "effect": d.get("effect"), "min_effect": d.get("rule_min_effect"),
                 "n": d.get("n"),
@@ -266,7 +267,7 @@ def _claim_changes(claim_id: str, old: dict[str, Any] | None, new: dict[str, Any
     if new is None:
         return [Change(claim_id, "gone", old["verdict"], None)]
     changes = []
-    for what, key in (("verdict", "verdict"), ("control", "negative_control"), ("cases", "cases"),
+    for what, key in (("verdict", "verdict"), ("control", "control_state"), ("cases", "cases"),
                       ("degenerate", "degenerate")):
         if compared_value(old.get(key)) != compared_value(new.get(key)):
             changes.append(Change(claim_id, what, old.get(key), new.get(key)))

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from claims.evidence._kinds import KINDS, OTHER, from_cases, kind_of
+from claims.evidence._role import Role
 
 _SCALE = {"relative": "rel", "absolute": "abs"}
 
@@ -316,7 +317,7 @@ def per_test_headline(t: Mapping[str, Any]) -> list[str]:
     """A test's headline figures: where the statement held, and what its violating cases show (the printed
     statement's counterexample in an evidence test, the rejected cases of a negative control)."""
     by_kind = entry_kinds(t)
-    control = t.get("role") == "control"
+    control = t.get("role") == Role.CONTROL
     held = [] if control else kind_lines(by_kind, _trends(t, False))
     against = kind_lines(by_kind, _trends(t, True) if control else [], "violating")
     if not control:
@@ -348,15 +349,15 @@ def reading(c: Mapping[str, Any]) -> str:
         printed = " The printed statement fails (a counterexample is shown)." if printed_fails else ""
         if "declared inconclusive" in why:
             text = "Undecided: a test fixed before the data came out neither way at this run's scale."
-            if c.get("negative_control") not in (None, "rejected"):
-                text += f" Its negative control is {c['negative_control']}."
+            if c.get("control_state") not in (None, "rejected"):
+                text += f" Its negative control is {c['control_state']}."
             return text + printed
         if "The test lacked power" in why:
             return "Undecided: the test lacked power (a check of its own power fell short; see its reasons)." + printed
         if "could not have failed" in why:
             return "Undecided: the checks passed, but on no case where they could have failed." + printed
-        if c.get("negative_control") not in (None, "rejected"):
-            return (f"Undecided: the checks passed, but the negative control ({c['negative_control']}) does not show "
+        if c.get("control_state") not in (None, "rejected"):
+            return (f"Undecided: the checks passed, but the negative control ({c['control_state']}) does not show "
                     "that they can fail." + printed)
         return "Undecided: " + ((c.get("why") or ["see its section."])[0]) + printed
     if verdict == "not-run":

@@ -1,8 +1,9 @@
 """The claims report's model: test outcomes and evidence aggregated per registered claim.
 
 Pure data in, the report dict out; the plugin feeds it test records on the controller. Schema
-``lowrank-claims/report/2`` (version 1 had no ``not-run`` verdict, counted degenerate cases as
-evidence and wrote every run, partial or not, over the full report). It is written out by
+``lowrank-claims/report/3`` (3 renamed a claim's control state to ``control_state`` and wrote a test's role in
+``role`` alone; ``claims.report._schema`` reads a 2 as a 3. 1 had no ``not-run`` verdict, counted degenerate
+cases as evidence and wrote every run, partial or not, over the full report). It is written out by
 ``claims.report._write`` (as JSON, ``claims.report._json``; Markdown, ``claims.report._markdown``;
 HTML, ``claims.report._html``); this module imports none of them.
 
@@ -54,12 +55,13 @@ from claims.checks._limits import UNDECIDED
 from claims.evidence._kinds import from_cases, merge
 from claims.evidence._record import VERDICTS, margin, nearest_to_acceptance, nearest_to_violating
 from claims.evidence._registry import CLAIMS, PAPERS, Claim
+from claims.evidence._role import Role, encode_role
 from claims.report._citation import DIGEST_OF, content_digest, not_citable_because
 from claims.report._power import LACKED_POWER, lacked_power_reason, shortfalls
 from claims.report._scope import counted, scoped_verdict, setting_fields, summaries
-from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
+from claims.report._suite import ClaimSuite
 
-SCHEMA = "lowrank-claims/report/2"
+SCHEMA = "lowrank-claims/report/3"
 
 _PRECEDENCE = ("error", "refuted", "not-reproduced", "inconclusive", "verified-with-correction", "verified")
 
@@ -159,7 +161,7 @@ class TestRecord:
 
     nodeid: str
     claim_ids: list[str]
-    negative_control: bool
+    role: Role
     outcome: str = NOT_RUN
     reason: str | None = "selected, but no call phase was reported (interrupted or stopped early)"
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -169,6 +171,7 @@ class TestRecord:
     """Where the test is defined in its file (0-based; None: not known): orders a claim's tests and notes."""
 
     def __post_init__(self) -> None:
+        self.role = Role(self.role)
         self.evidence = self._take_figures(self.evidence)
 
     def _take_figures(self, evidence: dict[str, Any] | None) -> dict[str, Any]:
@@ -249,10 +252,9 @@ class TestRecord:
         e = self.evidence
         return {
             "nodeid": self.nodeid,
-            "role": CONTROL if self.negative_control else EVIDENCE,
+            "role": encode_role(self.role),
             "outcome": self.outcome,
             "reason": self.reason,
-            "negative_control": self.negative_control,
             "cases": e.get("cases", 0),
             "informative": self.informative,
             "informative_holding": self.informative_holding,
@@ -397,12 +399,12 @@ def claim_entry(
     paths = figure_paths(tests) if paths is None else paths
     if suite is None:
         suite = ClaimSuite(
-            has_evidence_tests=any(not t.negative_control for t in tests),
-            has_controls=any(t.negative_control for t in tests),
+            has_evidence_tests=any(t.role is Role.EVIDENCE for t in tests),
+            has_controls=any(t.role is Role.CONTROL for t in tests),
         )
     tests = sorted(tests, key=record_order)
-    checks = [t for t in tests if not t.negative_control]
-    controls = [t for t in tests if t.negative_control]
+    checks = [t for t in tests if t.role is Role.EVIDENCE]
+    controls = [t for t in tests if t.role is Role.CONTROL]
     control = control_status(controls, suite)
     notes = ordered_notes(claim.notes, tests)
     why: list[str] = []
@@ -541,7 +543,7 @@ def claim_entry(
         "error_scale": worst["details"].get("error_scale") if worst else None,
         "margin": _finite(margin(max_error, tolerance)) if worst else None,
         "by_kind": merge(t.by_kind for t in checks),
-        "negative_control": control,
+        "control_state": control,
         "counterexample": counterexample,
         "counterexamples": [
             {"nodeid": t.nodeid, **t.evidence["counterexample"]} for t in checks if t.evidence.get("counterexample")

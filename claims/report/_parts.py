@@ -212,7 +212,7 @@ def summary_cells(c: dict[str, Any], markup: Markup) -> list[str]:
     cell = lambda text: markup.cell(markup.text(text))  # noqa: E731
     return [
         cell(c["id"]), cell(f"{c['title']} ({c['ref']})"), cell(c["verdict"]), cell(reading(c)), cell(evidence),
-        markup.lines(claim_headline(c)), cell(c["negative_control"]),
+        markup.lines(claim_headline(c)), cell(c["control_state"]),
     ]
 
 

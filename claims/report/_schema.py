@@ -1,10 +1,17 @@
 """Reading an older report as a current one: ``upgrade`` fills, once, where a report is read from disk
 (``claims.report._history.load_report``, behind every command of ``python -m claims`` and the plugin's
-baseline), the fields that a report of this schema written before them lacks. The renderers and the
-comparison then read each field as the current run writes it, instead of each guessing a default.
+baseline), the fields that a report written before them lacks, and renames what a report of schema 2 named
+otherwise. The renderers and the comparison then read each field as the current run writes it, instead of
+each guessing a default.
 
-Schema ``lowrank-claims/report/2`` grew by fields, not by versions, so a field's absence says what a report
-is from (``tests/data/README.md`` keeps one of each):
+Schema ``lowrank-claims/report/3`` renamed two things of schema 2 (``UPGRADABLE``), which ``upgrade`` renames
+back into place: a claim's control state, ``negative_control`` (a status string, never a boolean), is
+``control_state``, in the same position among the claim's keys; and a test's role is its ``role`` alone (schema 2
+wrote the boolean ``negative_control`` beside it, which goes, and gives ``role`` where a report lacks it). The
+upgraded report says schema 3.
+
+Schema 2 grew by fields, not by versions, so a field's absence says what a report is from
+(``tests/data/README.md`` keeps one of each):
 
 - before digests, no ``citation.digest``: the digest of the report's content as stored, computed first,
   before any field is filled (the digest hashes the claims, which the other fields change);
@@ -31,9 +38,16 @@ import re
 from typing import Any, Mapping
 
 from claims.evidence._kinds import from_cases, kind_of, merge
+from claims.evidence._role import Role, encode_role
 from claims.report._citation import content_digest
+from claims.report._model import SCHEMA
 from claims.report._scope import PAPER, counted, summaries
 
+
+UPGRADABLE = ("lowrank-claims/report/2",)
+"""The older schemas a report may be of and still be read, as this one (``upgrade``)."""
+OLD_CONTROL_STATE = "negative_control"
+"""A claim's control state under its schema-2 name (``control_state`` since schema 3)."""
 
 _CLAIM_DEFAULTS = (("origin", PAPER), ("errata", []), ("tested_as", None), ("extraction", None), ("setting", None),
                    ("at_paper_setting", None), ("figures", []), ("correction", None), ("violations", []),
@@ -51,6 +65,7 @@ def upgrade(report: dict[str, Any]) -> dict[str, Any]:
     if not citation.get("digest"):
         report["citation"] = {**citation, "digest": content_digest(report)}
     for claim in report["claims"]:
+        _rename(claim, OLD_CONTROL_STATE, "control_state")
         if claim.get("evidence") is None:  # absent or null: ``validate_report`` accepts both
             claim["evidence"] = []
         for field, default in _CLAIM_DEFAULTS:
@@ -59,18 +74,37 @@ def upgrade(report: dict[str, Any]) -> dict[str, Any]:
             finding.setdefault("trends", [])
         tests = claim["evidence"]
         for test in tests:
+            _one_role_field(test)
             for field, default in _TEST_DEFAULTS:
                 test.setdefault(field, copy.copy(default))
             if test.get("by_kind") is None:
                 test["by_kind"] = _tally_from_cases(test)
         if claim.get("by_kind") is None:  # merged before the ranges are filled: a merge joins recorded ranges only
-            claim["by_kind"] = merge(t["by_kind"] for t in tests if t.get("role") != "control")
+            claim["by_kind"] = merge(t["by_kind"] for t in tests if t["role"] != Role.CONTROL)
     for claim in report["claims"]:
         _with_stated_rules(claim)
     if "summary_beyond_papers" not in report:
         report["summary_beyond_papers"] = summaries(counted(report["claims"], report["run"]),
                                                     tuple(report["summary"]))[1]
+    report["schema"] = SCHEMA
     return report
+
+
+def _rename(entry: dict[str, Any], old: str, new: str) -> None:
+    """``entry``'s key ``old`` (if any) named ``new``, in place and in the same place among its keys (the JSON
+    written from an upgraded report keeps the order a current run writes)."""
+    if old in entry:
+        renamed = {new if key == old else key: value for key, value in entry.items()}
+        entry.clear()
+        entry.update(renamed)
+
+
+def _one_role_field(test: dict[str, Any]) -> None:
+    """A test's role in its one field, ``role`` (``claims.evidence._role.Role``'s word): a report of schema 2
+    also wrote it as the boolean ``negative_control``, which goes (and gives the role where ``role`` is absent)."""
+    flagged = test.pop("negative_control", None)
+    if "role" not in test:
+        test["role"] = encode_role(Role.of_marker(bool(flagged)))
 
 
 def _tally_from_cases(test: Mapping[str, Any]) -> dict[str, Any]:
@@ -82,9 +116,9 @@ def _tally_from_cases(test: Mapping[str, Any]) -> dict[str, Any]:
     # the shown case is the holding one when the test has one; a trend undecided at this scale is a holding case
     # beyond its tolerance, a refuted one a violating case
     if kind_of(details) == "trend":
-        violates = test.get("role") == "control" or details.get("verdict") == "refuted"
+        violates = test["role"] == Role.CONTROL or details.get("verdict") == "refuted"
     else:
-        violates = test.get("role") == "control" or test["max_error"] > test["tolerance"]
+        violates = test["role"] == Role.CONTROL or test["max_error"] > test["tolerance"]
     return from_cases(None if violates else case, case if violates else None)
 
 

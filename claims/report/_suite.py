@@ -1,15 +1,10 @@
-"""What the suite holds for a claim, apart from what one run selected: the two roles of a claim test
-(``EVIDENCE``, ``CONTROL``: a negative control) and ``ClaimSuite``, the report model's input for a
-claim's tests that the run did not select. The session layer fills it in (``claims.session._selection``
-scans the suite's test files); the report model reads it."""
+"""What the suite holds for a claim, apart from what one run selected: ``ClaimSuite``, the report model's input
+for a claim's tests that the run did not select (of either role, ``claims.evidence._role.Role``). The session
+layer fills it in (``claims.session._selection`` scans the suite's test files); the report model reads it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-CONTROL, EVIDENCE = "control", "evidence"
-"""The role of a claim test: a negative control (``negative_control=True``), or evidence."""
-
 
 @dataclass
 class ClaimSuite:

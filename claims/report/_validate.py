@@ -4,7 +4,7 @@ A report read from disk (``claims.json``, a history entry) is the side of a comp
 comparison cannot rank must be refused when it is read, not compared: a verdict ``"bogus"`` would rank
 below ``error`` and read as a regression of everything, or hide one. ``validate_report`` checks the
 schema, the sections, and every field that takes one of a fixed set of values (a claim's verdict and
-negative-control state, a run's selection and completeness, a test's role and outcome, a trend's
+control state, a run's selection and completeness, a test's role and outcome, a trend's
 verdict, the summary's verdicts). ``BaselineError``'s text is one line, ``<file>: <what is wrong>``,
 so that the CLI and the plugin can print it as is.
 """
@@ -16,14 +16,14 @@ import re
 from typing import Any
 
 from claims.evidence._record import VERDICTS
+from claims.evidence._role import ROLES
 from claims.report._model import CONTROL_STATES, NOT_RUN, SCHEMA
-from claims.report._suite import CONTROL, EVIDENCE
+from claims.report._schema import OLD_CONTROL_STATE, UPGRADABLE
 
 _SCHEMA_FAMILY = re.compile(r"^lowrank-claims/report/(\d+)$")
 
 SELECTIONS = ("full", "partial")
 OUTCOMES = ("passed", "failed", "error", NOT_RUN)
-ROLES = (EVIDENCE, CONTROL)
 TREND_VERDICTS = ("verified", "refuted", "inconclusive")
 
 
@@ -49,7 +49,7 @@ def _check_schema(report: Any, label: str) -> None:
     if "schema" not in report:
         raise BaselineError(f'{label}: not a claims report (no "schema" key)')
     schema = report["schema"]
-    if schema != SCHEMA:
+    if schema != SCHEMA and schema not in UPGRADABLE:
         version, ours = schema_version(str(schema)), schema_version(SCHEMA)
         if version is None:
             raise BaselineError(f"{label}: not a claims report (schema {schema!r})")
@@ -69,8 +69,9 @@ def _check_schema(report: Any, label: str) -> None:
 
 def _check_claim(claim: dict[str, Any], where: str, label: str) -> None:
     _one_of(label, where, "verdict", claim["verdict"], VERDICTS)
-    if "negative_control" in claim:
-        _one_of(label, where, "negative control", claim["negative_control"], tuple(CONTROL_STATES))
+    for key in ("control_state", OLD_CONTROL_STATE):  # the old name in a report of schema 2, renamed on loading
+        if key in claim:
+            _one_of(label, where, "control state", claim[key], tuple(CONTROL_STATES))
     for j, test in enumerate(claim.get("evidence") or []):
         if not isinstance(test, dict):
             raise BaselineError(f"{label}: wrong schema: {where}, evidence[{j}] is not an object")

@@ -13,8 +13,8 @@ import pytest
 from hypothesis.errors import Flaky
 
 from claims.evidence._record import ClaimViolation
+from claims.evidence._role import Role, decode_meta
 from claims.report._json import loads
-from claims.report._suite import CONTROL, EVIDENCE
 
 META_PROPERTY = "claims"
 """The user property with a claim test's {"ids": [...], "role": ...} (``claim_meta``)."""
@@ -23,7 +23,7 @@ EVIDENCE_PROPERTY = "claims_evidence"
 
 
 def claim_meta(item: pytest.Item) -> dict | None:
-    """{"ids": [...], "role": "evidence" | "control", "line": ...} of a claim test (``line``: where the test
+    """{"ids": [...], "role": a ``Role``, "line": ...} of a claim test (``line``: where the test
     is defined in its file, 0-based, which orders a claim's tests and notes in the report), None for any
     other test."""
     markers = list(item.iter_markers("claim"))
@@ -32,13 +32,20 @@ def claim_meta(item: pytest.Item) -> dict | None:
     ids = list(dict.fromkeys(marker.args[0] if marker.args else "" for marker in markers))
     control = any(marker.kwargs.get("negative_control", False) for marker in markers)
     line = item.location[1] if isinstance(item.location[1], int) else None
-    return {"ids": ids, "role": CONTROL if control else EVIDENCE, "line": line}
+    return {"ids": ids, "role": Role.of_marker(control), "line": line}
 
 
 def recorded_property(report: pytest.TestReport, name: str):
     """The last value of the user property ``name`` in ``report`` (decoded from JSON), or None."""
     value = next((value for key, value in reversed(report.user_properties) if key == name), None)
     return loads(value) if isinstance(value, str) else value
+
+
+def recorded_meta(report: pytest.TestReport) -> dict | None:
+    """The claim test's ``claim_meta`` as recorded in ``report`` (``META_PROPERTY``, decoded: its role a ``Role``),
+    or None for any other test."""
+    value = recorded_property(report, META_PROPERTY)
+    return None if value is None else decode_meta(value)
 
 
 def is_violation(exc: BaseException) -> bool:

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from claims.evidence._role import Role
 from claims.report._model import TestRecord
 
 
@@ -45,7 +46,7 @@ def expected_failure(nodeid: str, when: str, record: TestRecord | None, baseline
     """Whether one failed test report (``nodeid``, its phase ``when``) is an expected verdict: the call of
     an evidence test that found a counterexample to claims the baseline and this run's report both call
     refuted."""
-    if when != "call" or record is None or record.negative_control or record.outcome != "failed":
+    if when != "call" or record is None or record.role is Role.CONTROL or record.outcome != "failed":
         return False
     before, now = _verdicts(baseline), _verdicts(report)
     return bool(record.claim_ids) and all(

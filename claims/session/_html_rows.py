@@ -7,9 +7,9 @@ import html
 
 import pytest
 
+from claims.evidence._role import Role, encode_role
 from claims.report._headline import per_test_headline
-from claims.report._suite import CONTROL
-from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, recorded_property
+from claims.session._claim_tests import EVIDENCE_PROPERTY, recorded_meta, recorded_property
 
 
 class HtmlRows:
@@ -29,16 +29,16 @@ def evidence_line(report: pytest.TestReport) -> str:
     """"LJ22.L1 · 100 cases · identity: worst error 2.1e-16 rel <= tolerance 4.7e-15", "LJ22.L1 · control: rejected ·
     100 cases · rejected: error 0.5 rel > tolerance 1e-15" (its cases violate a hypothesis, and the check rejected
     them; the figures by kind of check, ``claims.report._headline.per_test_headline``), or "" for a test of no claim."""
-    meta, evidence = recorded_property(report, META_PROPERTY), recorded_property(report, EVIDENCE_PROPERTY)
+    meta, evidence = recorded_meta(report), recorded_property(report, EVIDENCE_PROPERTY)
     if meta is None:
         return ""
     parts = [", ".join(meta["ids"])]
-    if meta["role"] == CONTROL:
+    if meta["role"] is Role.CONTROL:
         rejected = report.passed and evidence and evidence.get("cases")
         parts.append("control: rejected" if rejected else f"control: {report.outcome}")
     if evidence:
         parts.append(f"{evidence.get('cases', 0)} cases")
-        headline = per_test_headline({**evidence, "role": meta["role"]})
+        headline = per_test_headline({**evidence, "role": encode_role(meta["role"])})
         if headline != ["-"]:
             parts.append("; ".join(headline))
         if evidence.get("verdict"):

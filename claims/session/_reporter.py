@@ -20,9 +20,9 @@ from hypothesis import settings
 from claims.report._compare import compare, regressions, render_header, render_table
 from claims.report._history import save_run
 from claims.report._model import TestRecord, build_report
-from claims.report._suite import CONTROL, ClaimSuite
+from claims.report._suite import ClaimSuite
 from claims.report._write import write_report
-from claims.session._claim_tests import EVIDENCE_PROPERTY, META_PROPERTY, recorded_property
+from claims.session._claim_tests import EVIDENCE_PROPERTY, recorded_meta, recorded_property
 from claims.session._collection import SelectionTracker
 from claims.session._exit_status import expected_failures
 from claims.session._phases import fold_phase
@@ -69,7 +69,7 @@ class ClaimsReporter:
             self.failures.append((report.nodeid, report.when))
         if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
             self.finished.add(report.nodeid)
-        meta = recorded_property(report, META_PROPERTY)
+        meta = recorded_meta(report)
         if meta is None:
             record = self.tests.get(report.nodeid)  # a crash report of xdist carries no properties
             if record is None:
@@ -77,7 +77,7 @@ class ClaimsReporter:
         else:
             record = self.tests.setdefault(
                 report.nodeid,
-                TestRecord(report.nodeid, list(meta["ids"]), meta["role"] == CONTROL, line=meta.get("line")),
+                TestRecord(report.nodeid, list(meta["ids"]), meta["role"], line=meta.get("line")),
             )
         evidence = recorded_property(report, EVIDENCE_PROPERTY) if report.when == "call" else None
         fold_phase(record, report.when, report.outcome, evidence, report.duration, _message(report))
@@ -165,7 +165,7 @@ class ClaimsReporter:
         if manifest is not None:  # selected tests that never reported are not-run
             for nodeid in manifest.selected:
                 meta = manifest.collected[nodeid]
-                self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"] == CONTROL,
+                self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"],
                                                          line=meta.get("line")))
         roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
         suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)

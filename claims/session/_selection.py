@@ -21,14 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from claims.evidence._registry import CLAIMS
-from claims.report._suite import CONTROL, EVIDENCE, ClaimSuite
+from claims.evidence._role import Role, decode_meta
+from claims.report._suite import ClaimSuite
 
 
 @dataclass
 class Manifest:
     """The claim tests one collecting process saw: ``collected`` before any deselection
-    (nodeid -> {"ids": [...], "role": "evidence" | "control"}), ``selected`` after it, the number of
-    selected tests of any kind, deselected tests of any kind, and collection errors."""
+    (nodeid -> {"ids": [...], "role": a ``Role``, "line": ...}; decoded where a worker's is read back),
+    ``selected`` after it, the number of selected tests of any kind, deselected tests of any kind, and collection
+    errors."""
 
     collected: dict[str, dict[str, Any]] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)
@@ -50,7 +52,9 @@ class Manifest:
         manifests = []
         for path in sorted(directory.glob("*.json")):
             try:
-                manifests.append(cls(**json.loads(path.read_text())))
+                manifest = cls(**json.loads(path.read_text()))
+                manifest.collected = {nodeid: decode_meta(meta) for nodeid, meta in manifest.collected.items()}
+                manifests.append(manifest)
             except (OSError, ValueError, TypeError):
                 manifests.append(cls())
         return manifests
@@ -97,7 +101,7 @@ def _test_files(roots: list[Path]) -> list[Path]:
     return sorted(files)
 
 
-def _claim_markers(tree: ast.AST) -> list[tuple[str, str]]:
+def _claim_markers(tree: ast.AST) -> list[tuple[str, Role]]:
     """(claim ID, role) of every literal ``<...>.mark.claim("ID", negative_control=...)`` call, and of every
     call of a test factory with a registered claim ID as its first argument (``instantaneous_test("LJ22.T1.4")``,
     which marks the test it makes): a control where the factory's name says so (``control("LJ22.T1.4", ...)``)
@@ -119,7 +123,7 @@ def _claim_markers(tree: ast.AST) -> list[tuple[str, str]]:
             for k in node.keywords
         )
         control = control or (not marker and "control" in name)
-        found.append((node.args[0].value, CONTROL if control else EVIDENCE, marker))
+        found.append((node.args[0].value, Role.of_marker(control), marker))
     marks = any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "claim"
                 and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "mark"
                 for node in ast.walk(tree))
@@ -127,22 +131,22 @@ def _claim_markers(tree: ast.AST) -> list[tuple[str, str]]:
     return [(claim_id, role) for claim_id, role, marker in found if marker or marks]
 
 
-def scan_suite(roots: list[Path]) -> dict[str, dict[str, set[str]]]:
+def scan_suite(roots: list[Path]) -> dict[str, dict[Role, set[str]]]:
     """Claim ID -> role -> the test files (resolved paths) that mark a test of that claim and role,
     read statically (no import): which claims have tests and controls, selected or not."""
-    suite: dict[str, dict[str, set[str]]] = {}
+    suite: dict[str, dict[Role, set[str]]] = {}
     for path in _test_files(roots):
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
             continue
         for claim_id, role in _claim_markers(tree):
-            suite.setdefault(claim_id, {CONTROL: set(), EVIDENCE: set()})[role].add(str(path))
+            suite.setdefault(claim_id, {role: set() for role in Role})[role].add(str(path))
     return suite
 
 
 def claim_suites(
-    manifest: Manifest | None, scanned: dict[str, dict[str, set[str]]], rootpath: Path
+    manifest: Manifest | None, scanned: dict[str, dict[Role, set[str]]], rootpath: Path
 ) -> dict[str, ClaimSuite]:
     """Per claim: the tests the suite has and how many of them this run did not select. Tests in
     collected files are counted from collection (exact); files not collected at all, from the scan."""
@@ -153,7 +157,7 @@ def claim_suites(
         collected_files.add(str((rootpath / nodeid.split("::")[0]).resolve()))
         for claim_id in meta["ids"]:
             suite = suites.setdefault(claim_id, ClaimSuite())
-            control = meta["role"] == CONTROL
+            control = meta["role"] is Role.CONTROL
             if control:
                 suite.has_controls = True
             else:
@@ -169,7 +173,7 @@ def claim_suites(
             missing = len(files - collected_files)
             if not files:
                 continue
-            if role == CONTROL:
+            if role is Role.CONTROL:
                 suite.has_controls = True
                 suite.unselected_controls += missing
             else:

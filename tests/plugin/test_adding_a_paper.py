@@ -215,7 +215,7 @@ def test_a_fourth_paper_by_the_docs(pytester: pytest.Pytester, project: Path):
     assert report["run"]["selected_claims"] == ["DHL18.T21"]
     assert list(report["papers"])[-1] == "DHL18" and report["papers"]["DHL18"].startswith("Simon S. Du, Wei Hu")
     entry = next(c for c in report["claims"] if c["id"] == "DHL18.T21")
-    assert entry["verdict"] == "verified" and entry["negative_control"] == "rejected"
+    assert entry["verdict"] == "verified" and entry["control_state"] == "rejected"
     assert entry["tests"] == 2 and entry["cases"] > 0 and entry["max_error"] <= entry["tolerance"]
     markdown = (project / "reports" / "partial" / "claims.md").read_text()
     assert "| DHL18.T21 | Layers are automatically balanced (Theorem 2.1) | verified |" in markdown

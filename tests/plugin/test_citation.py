@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.evidence._role import Role
 import claims
 from claims.report._cff import cff_reference, cff_references_text, current_references_text
 from claims.report._citation import PAPERS, citation_block, content_digest, papers_phrase, stable_claims
@@ -94,7 +95,7 @@ def report(wall: float = 1.0, duration: float = 0.5, error: float = 1e-3, run: d
     holding = {"error": error, "tolerance": 1e-2, "details": {"error_scale": "relative", "training_wall_time_s": wall}}
     evidence = {"cases": 3, "holding": holding, "notes": [], "details": holding["details"],
                 "series": [{"series": "s", "sweep_wall_time_s": wall, "time": 2.0}]}
-    record = TestRecord("t.py::test_a", ["LJ22.L1"], False, outcome="passed", reason=None, evidence=evidence,
+    record = TestRecord("t.py::test_a", ["LJ22.L1"], Role.EVIDENCE, outcome="passed", reason=None, evidence=evidence,
                         duration=duration)
     return build_report(run or RUN, {record.nodeid: record})
 

@@ -12,12 +12,13 @@ import json
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.report._model import TestRecord
 from claims.session._exit_status import expected_failure, expected_failures
 
 
 def record(nodeid: str, claim_ids: list[str], outcome: str = "failed", control: bool = False) -> TestRecord:
-    return TestRecord(nodeid, claim_ids, control, outcome=outcome, reason=None)
+    return TestRecord(nodeid, claim_ids, Role.of_marker(control), outcome=outcome, reason=None)
 
 
 def report(**verdicts: str) -> dict:

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims import CLAIMS
 from synthetic_claims import EVIDENCE_MODULE, OTHER_MODULE  # tests/plugin/synthetic_claims.py
@@ -50,10 +51,10 @@ def test_full_run_report_lists_every_claim_and_records_the_run(pytester, ci):
     pytester.makepyfile(test_evidence=EVIDENCE_MODULE)
     result, report = run_subprocess(pytester)
     result.assert_outcomes(passed=3)
-    assert report["schema"] == "lowrank-claims/report/2"
+    assert report["schema"] == "lowrank-claims/report/3"
     assert [c["id"] for c in report["claims"]] == list(CLAIMS)
     l1 = entry(report, "LJ22.L1")
-    assert l1["verdict"] == "verified" and l1["negative_control"] == "rejected"
+    assert l1["verdict"] == "verified" and l1["control_state"] == "rejected"
     assert l1["cases"] == 100 and l1["tests"] == 2 and l1["degenerate"] == 0
     assert l1["max_error"] == 0 and l1["margin"] is None and l1["error_scale"] == "absolute"
     assert l1["notes"] == ["doubling is adding"]
@@ -172,7 +173,7 @@ def test_partial_runs_never_replace_the_full_report(pytester, ci):
     assert partial["run"]["selected_claims"] == ["LJ22.L1"]
     assert partial["run"]["pytest_args"][-4:] == ["-p", "no:cacheprovider", "-k", "test_identity"]
     l1 = entry(partial, "LJ22.L1")
-    assert l1["verdict"] == "inconclusive" and l1["negative_control"] == "control not run in this selection"
+    assert l1["verdict"] == "inconclusive" and l1["control_state"] == "control not run in this selection"
     assert entry(partial, "LJ22.R1")["verdict"] == "not-run"
     assert entry(partial, "LJ22.L2a")["verdict"] == "untested"
     result.stdout.fnmatch_lines([  # the claims it selected that are not verified, not the ones it did not select
@@ -313,7 +314,7 @@ def test_an_interrupted_control_is_never_rejected(pytester, ci):
     ex1 = entry(report, "BSJ25.EX1")
     control = next(t for t in ex1["evidence"] if t["role"] == "control")
     assert control["outcome"] == "not-run" and control["cases"] == 0
-    assert ex1["negative_control"] == "did not finish" and ex1["verdict"] == "inconclusive"
+    assert ex1["control_state"] == "did not finish" and ex1["verdict"] == "inconclusive"
     assert report["run"]["complete"] is False and not (pytester.path / "reports" / "claims.json").exists()
     result.stdout.fnmatch_lines(["claims: 1 inconclusive, * (incomplete run: not every selected test finished)*"])
 
@@ -340,7 +341,7 @@ def test_a_crashed_worker_leaves_its_test_not_run(pytester, ci):
     ex1 = entry(report, "BSJ25.EX1")
     control = next(t for t in ex1["evidence"] if t["role"] == "control")
     assert control["outcome"] == "not-run" and "crashed" in control["reason"]
-    assert ex1["negative_control"] == "did not finish" and ex1["verdict"] == "inconclusive"
+    assert ex1["control_state"] == "did not finish" and ex1["verdict"] == "inconclusive"
     assert report["run"]["complete"] is False
 
 
@@ -379,7 +380,7 @@ def test_a_setup_skip_is_not_run_and_an_empty_control_is_not_rejected(pytester, 
                if line.startswith("| LJ22.R1 |"))
     assert "| not-run | Not run: no data here. |" in row
     l10 = entry(report, "LJ22.L10")
-    assert l10["negative_control"] == "no cases" and l10["verdict"] == "inconclusive"
+    assert l10["control_state"] == "no cases" and l10["verdict"] == "inconclusive"
     assert report["run"]["complete"] is True
 
 
@@ -412,7 +413,7 @@ def test_declared_verdicts_need_a_rejected_control(pytester, ci):
     result, report = run(pytester)
     result.assert_outcomes(passed=3)
     l10 = entry(report, "LJ22.L10")
-    assert l10["verdict"] == "verified-with-correction" and l10["negative_control"] == "rejected"
+    assert l10["verdict"] == "verified-with-correction" and l10["control_state"] == "rejected"
     assert l10["correction"] == "constant 2 instead of 1"
     assert (l10["max_error"], l10["min_slack"]) == (0.0, 0.5 / 3.5)
     assert l10["counterexample"]["error"] == 0.5
@@ -420,7 +421,7 @@ def test_declared_verdicts_need_a_rejected_control(pytester, ci):
     assert ("The printed statement fails in `test_verdicts.py::test_corrected` (the case nearest to acceptance): "
             "lhs 1.5 > rhs 1 by 0.5 (tolerance 1e-15, absolute)") in details(report)
     r1 = entry(report, "LJ22.R1")
-    assert r1["verdict"] == "inconclusive" and r1["negative_control"] == "absent"
+    assert r1["verdict"] == "inconclusive" and r1["control_state"] == "absent"
 
 
 def test_control_that_accepts_makes_the_claim_inconclusive(pytester, ci):
@@ -445,7 +446,7 @@ def test_control_that_accepts_makes_the_claim_inconclusive(pytester, ci):
     result, report = run(pytester)
     result.assert_outcomes(passed=2, failed=1)
     r1 = entry(report, "LJ22.R1")
-    assert r1["negative_control"] == "accepted" and r1["verdict"] == "inconclusive"
+    assert r1["control_state"] == "accepted" and r1["verdict"] == "inconclusive"
 
 
 def test_findings_degenerate_cases_and_repeated_labels(pytester, ci):
@@ -612,7 +613,8 @@ def record(name: str, *, control: bool = False, outcome: str = "passed", cases: 
     case = {"error": evidence.pop("error", 0.0), "tolerance": evidence.pop("tolerance", 1.0), "details": {}}
     shown = {"counterexample": {**case, "error": 2.0}} if control else {"holding": case}
     full = {"cases": cases, "notes": [], **(shown if cases else {}), **evidence}
-    return TestRecord(f"test_x.py::{name}", ["LJ22.L1"], control, outcome=outcome, reason=None, evidence=full)
+    return TestRecord(f"test_x.py::{name}", ["LJ22.L1"], Role.of_marker(control), outcome=outcome, reason=None,
+                      evidence=full)
 
 
 def verdict_of(*records) -> dict:
@@ -660,13 +662,13 @@ def test_a_holding_case_beyond_its_tolerance_without_a_verdict_is_not_verified()
 def test_every_control_must_reject():
     claim = record("test_claim")
     rejecting, accepting = record("test_c1", control=True), record("test_c2", control=True, outcome="failed")
-    assert verdict_of(claim, rejecting)["negative_control"] == "rejected"
-    assert verdict_of(claim, rejecting, accepting)["negative_control"] == "accepted"
+    assert verdict_of(claim, rejecting)["control_state"] == "rejected"
+    assert verdict_of(claim, rejecting, accepting)["control_state"] == "accepted"
     assert verdict_of(claim, rejecting, accepting)["verdict"] == "inconclusive"
     unfinished = record("test_c3", control=True, outcome="not-run", cases=0)
-    assert verdict_of(claim, rejecting, unfinished)["negative_control"] == "did not finish"
+    assert verdict_of(claim, rejecting, unfinished)["control_state"] == "did not finish"
     empty = record("test_c4", control=True, cases=0)
-    assert verdict_of(claim, rejecting, empty)["negative_control"] == "no cases"
+    assert verdict_of(claim, rejecting, empty)["control_state"] == "no cases"
 
 
 def test_a_verdict_must_show_its_counterexample_and_a_counterexample_needs_a_verdict():
@@ -707,12 +709,12 @@ def test_the_worst_case_is_the_one_nearest_to_violating():
 def test_a_record_without_a_call_phase_is_not_run():
     from claims.report._model import TestRecord
 
-    interrupted = TestRecord("test_x.py::test_y", ["LJ22.L1"], True)
+    interrupted = TestRecord("test_x.py::test_y", ["LJ22.L1"], Role.CONTROL)
     fold_phase(interrupted, "setup", "passed", None, 0.1)
     assert interrupted.outcome == "not-run"
     fold_phase(interrupted, "call", "passed", {"cases": 1}, 0.1)
     assert interrupted.outcome == "passed"
-    crashed = TestRecord("test_x.py::test_z", ["LJ22.L1"], True)
+    crashed = TestRecord("test_x.py::test_z", ["LJ22.L1"], Role.CONTROL)
     fold_phase(crashed, "???", "failed", None, 0.0, "worker 'gw0' crashed while running 'test_x.py::test_z'")
     assert crashed.outcome == "not-run" and "crashed" in crashed.reason
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.checks import check_inequality, check_inequality_rejected, check_trend, check_trend_rejected
 from claims.evidence._record import ClaimViolation, collecting, count_cases_as, declare_verdict, record_case
@@ -65,7 +66,7 @@ def test_without_a_range_every_case_counts_as_before():
 
 
 def recorded_control(run) -> dict:
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         run()
     return evidence.to_builtin()
 
@@ -228,7 +229,7 @@ CLAIM = CLAIMS["LJ22.L10"]
 
 
 def test_record(nodeid: str, control: bool, run) -> TestRecord:
-    record = TestRecord(nodeid, [CLAIM.id], control)
+    record = TestRecord(nodeid, [CLAIM.id], Role.of_marker(control))
     fold_phase(record, "call", "passed", (recorded_control if control else recorded)(run), 0.0)
     return record
 
@@ -261,7 +262,7 @@ def test_verified_needs_an_informative_case_in_every_evidence_test():
 def test_a_control_counts_as_rejected_only_on_informative_cases():
     trivial = test_record("t.py::control", True, lambda: check_inequality_rejected(0.3, -1.0, TOL, lhs_range=RATIO))
     entry = claim_entry(CLAIM, [test_record("t.py::a", False, informative_check), trivial])
-    assert entry["negative_control"] == "uninformative" and entry["verdict"] == "inconclusive"
+    assert entry["control_state"] == "uninformative" and entry["verdict"] == "inconclusive"
 
 
 def test_a_declared_refutation_needs_an_informative_counterexample():
@@ -357,7 +358,7 @@ def test_a_control_needs_an_informative_rejection_not_only_an_informative_precon
     control = test_record("t.py::control", True, precondition_then_trivial_rejection)
     assert control.informative == 1 and control.informative_violating == 0
     entry = claim_entry(CLAIM, [test_record("t.py::a", False, informative_check), control])
-    assert entry["negative_control"] == "uninformative" and entry["verdict"] == "inconclusive"
+    assert entry["control_state"] == "uninformative" and entry["verdict"] == "inconclusive"
 
 
 def test_one_case_inside_a_hypothesis_example_keeps_target_labels_per_example():
@@ -432,4 +433,4 @@ def test_one_uninformative_control_of_two_leaves_the_control_uninformative():
     trivial = test_record("t.py::trivial", True, lambda: check_inequality_rejected(0.3, -1.0, TOL, lhs_range=RATIO))
     real = test_record("t.py::control", True, informative_control)
     entry = claim_entry(CLAIM, [test_record("t.py::a", False, informative_check), real, trivial])
-    assert entry["negative_control"] == "uninformative"
+    assert entry["control_state"] == "uninformative"

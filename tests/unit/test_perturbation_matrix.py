@@ -64,7 +64,7 @@ def fake_run(row: str = "threads1-best", claims=None, tests=None, threads=None, 
         "claims": {
             claim: {
                 "verdict": verdict,
-                "negative_control": control,
+                "control_state": control,
                 "margin": None,
                 "min_slack": None,
                 "tests": dict(tests_),

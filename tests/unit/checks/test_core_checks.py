@@ -25,6 +25,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from claims.evidence._role import Role
 import claims.checks._core as core
 from claims.checks import (
     check_close,
@@ -645,14 +646,14 @@ def test_a_non_finite_holds_is_non_finite_evidence_naming_it(bad):
 
 
 def test_check_property_rejected_records_a_property_case_of_error_one_against_zero():
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         check_property_rejected(False, "u >= 0", kind="random")
     record = evidence.to_builtin()
     case = record["counterexample"]
     assert case["error"] == 1.0 and case["tolerance"] == 0.0
     assert case["details"]["property"] == "u >= 0" and case["details"]["kind"] == "random"
     assert case["details"]["error_scale"] == "absolute" and set(record["by_kind"]) == {"property"}
-    with collecting(control=True) as evidence, pytest.raises(ClaimViolation, match="the property holds: u >= 0"):
+    with collecting(role=Role.CONTROL) as evidence, pytest.raises(ClaimViolation, match="the property holds: u >= 0"):
         check_property_rejected(np.bool_(True), "u >= 0")
     assert evidence.to_builtin()["counterexample"]["error"] == 0.0  # the accepted control keeps error 0
 
@@ -664,7 +665,7 @@ def test_check_rejected_names_itself_in_its_usage_errors():
         check_rejected(1.0, 2.0, 0.1, scale=0.0)
     with collecting(), pytest.raises(NonFiniteEvidence, match=r"^check_rejected: "):
         check_rejected(math.nan, 2.0, 0.1)
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         check_rejected(1.0, 2.0, 0.1)
     assert set(evidence.to_builtin()["by_kind"]) == {"identity"}
 

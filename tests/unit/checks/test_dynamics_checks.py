@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from claims.evidence._role import Role
 from claims.checks import (
     check_conserved_rate,
     check_conserved_rate_rejected,
@@ -710,7 +711,7 @@ def refusal(exception, run) -> str:
 
 def test_the_order_control_records_its_fit_as_a_drift_order_case_against_one():
     drifts = [h / 2 for h in HALVING]  # order 1 where order 2 is claimed
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         error = check_convergence_order_rejected(HALVING, drifts, 2, 0.25, 1.0, 0.5, control="first order")
     record = evidence.to_builtin()
     case = record["counterexample"]
@@ -731,13 +732,14 @@ def test_an_order_control_whose_error_is_exactly_one_is_accepted():
     arguments = (HALVING, SQUARES, 2, 0.25, 2 * SQUARES[-1], 0.5)
     with collecting():
         assert check_convergence_order(*arguments) == 1.0
-    with collecting(control=True), pytest.raises(ClaimViolation, match="^negative control accepted: drift converges"):
+    accepted = "^negative control accepted: drift converges"
+    with collecting(role=Role.CONTROL), pytest.raises(ClaimViolation, match=accepted):
         check_convergence_order_rejected(*arguments)
 
 
 def test_an_order_control_between_one_and_two_is_a_rejection():
     # slope 1 where 2 is claimed, band 2/3: error 3/2, past the threshold 1 (the bound of the score's range is 2)
-    with collecting(control=True):
+    with collecting(role=Role.CONTROL):
         error = check_convergence_order_rejected(HALVING, [h / 2 for h in HALVING], 2, 2 / 3, 1.0, 0.5)
     assert error == pytest.approx(1.5, abs=1e-12)
 
@@ -753,7 +755,7 @@ def test_the_order_control_names_itself_in_its_usage_errors():
 
 def test_the_limit_control_records_its_extrapolation_as_a_drift_limit_case_against_one():
     # order 1: R = 2 D(h/2) - D(h) is 0 at the finest pair and 1 at the one before
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         assert check_nonzero_limit_rejected(HALVING, [0.0, 0.0, 0.5, 0.25], 1, 2.0, control="conserved") == 2.0
     record = evidence.to_builtin()
     assert list(record["by_kind"]) == ["drift limit"]
@@ -766,7 +768,8 @@ def test_the_limit_control_records_its_extrapolation_as_a_drift_limit_case_again
 
 def test_a_limit_control_whose_error_is_exactly_one_is_accepted():
     # R = 1 at the finest pair, 3/2 before: the estimate 1/2 times the factor 2 is the limit itself, error 1
-    with collecting(control=True), pytest.raises(ClaimViolation, match="^negative control accepted: drift limit 1 "):
+    accepted = "^negative control accepted: drift limit 1 "
+    with collecting(role=Role.CONTROL), pytest.raises(ClaimViolation, match=accepted):
         check_nonzero_limit_rejected(HALVING, [0.0, 0.5, 1.0, 1.0], 1, 2.0)
 
 
@@ -780,7 +783,7 @@ def test_the_limit_control_names_itself_in_its_usage_errors():
 
 def test_the_rate_control_records_its_shortfall_as_a_nonzero_rate_case_against_one():
     # rate 1/32 of its scale against 3 x 1/32: the shortfall 2 (3/32) / (3/32 + 1/32) = 3/2
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         assert check_nonzero_rate_rejected(2.0**-5, 1.0, 2.0**-5, 3.0, control="conserved") == 2.0**-5
     record = evidence.to_builtin()
     assert list(record["by_kind"]) == ["nonzero rate"]
@@ -839,7 +842,7 @@ def test_the_conserved_rate_message_adds_the_unscaled_rate_only_where_there_is_o
 
 
 def test_the_conserved_rate_control_records_a_conserved_rate_case_with_its_error_scale():
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         assert check_conserved_rate_rejected([0.125, -0.75], [1.0, 1.0], 0.5, control="bias") == 0.75
     record = evidence.to_builtin()
     assert list(record["by_kind"]) == ["conserved rate"]
@@ -847,7 +850,7 @@ def test_the_conserved_rate_control_records_a_conserved_rate_case_with_its_error
         "error_scale": "relative", "evidence": "instantaneous rate", "rate": -0.75, "rate_scale": 1.0, "entries": 2,
         "control": "bias",
     }}
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         check_conserved_rate_rejected([0.0, 0.25], [1.0, 0.0], 0.5)
     assert evidence.to_builtin()["counterexample"]["details"]["error_scale"] == "absolute"
 
@@ -871,7 +874,7 @@ def test_a_rate_exactly_at_factor_times_the_bound_is_not_shown_nonzero():
         check_nonzero_rate(0.25, 1.0, 0.125, 2.0)
     assert str(raised.value) == "dQ/dt (0.25 of its scale) not shown nonzero: below 2.0 x 0.125"
     assert evidence.violating.error == 1.0
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         assert check_nonzero_rate_rejected(0.25, 1.0, 0.125, 2.0) == 0.25
     assert evidence.violating.error == 1.0
 

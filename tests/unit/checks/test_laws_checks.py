@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.checks import check_law_count, check_law_count_rejected
 from claims.evidence._record import (
     ClaimViolation,
@@ -58,7 +59,7 @@ def test_check_law_count_rejected_accepts_a_mismatch_and_raises_on_agreement():
 
 
 def test_check_law_count_rejected_in_a_control_without_room_is_uninformative():
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         check_law_count_rejected(0, 1, 3, 3)
     assert evidence.informative == 0
 
@@ -127,7 +128,7 @@ def test_each_predicted_law_not_conserved_adds_one_to_the_error(counted, predict
 
 
 def test_the_negative_control_records_every_field_under_the_identity_kind():
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         check_law_count_rejected(2, 1, 3, 1, orientation="reversed")
     record = evidence.to_builtin()
     assert record["counterexample"] == {"error": 1.0, "tolerance": 0.0,
@@ -136,7 +137,7 @@ def test_the_negative_control_records_every_field_under_the_identity_kind():
 
 
 def test_the_negative_control_records_a_rank_decisions_margin_of_one_by_default():
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         check_law_count_rejected(2, 2, 5, 3, failing=["Eq. (4) at vertex 1"])
     gap = evidence.to_builtin()["counterexample"]["details"]["relative_gap"]
     assert gap == 1.0 and type(gap) is float
@@ -212,7 +213,7 @@ def test_a_violation_says_the_counts_and_only_then_what_is_not_conserved(
 
 
 def test_an_accepted_negative_control_says_so_with_the_counts():
-    with collecting(control=True), pytest.raises(ClaimViolation) as raised:
+    with collecting(role=Role.CONTROL), pytest.raises(ClaimViolation) as raised:
         check_law_count_rejected(2, 2, 3, 1, network="mlp")
     assert str(raised.value) == "negative control accepted: 2 laws counted and predicted; {'network': 'mlp'}"
 
@@ -236,7 +237,7 @@ def test_a_count_with_room_for_one_law_is_informative():
 
 
 def test_a_negative_control_whose_gradients_span_every_direction_is_uninformative_under_its_reason():
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         check_law_count_rejected(0, 1, 3, 3)
     record = evidence.to_builtin()
     assert record["informative"] == 0 and record["uninformative_why"] == {NO_ROOM: 1}

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.checks import (
     LimitEstimate,
     check_settled_limit,
@@ -40,7 +41,7 @@ HALVING = [0.6, 0.8, 0.9, 0.95]  # changes 0.2, 0.1, 0.05: r = 1/2, the error ba
 
 
 def recorded(run, control: bool = False) -> tuple[object, dict]:
-    with collecting(control=control) as evidence:
+    with collecting(role=Role.of_marker(control)) as evidence:
         result = run()
     return result, evidence.to_builtin()
 
@@ -223,7 +224,7 @@ def test_the_control_rejects_only_a_violation():
                                              resolution=0.01),
         control=True)
     assert estimate.outcome == "violated" and evidence["informative_violating"] == 1
-    with collecting(control=True):
+    with collecting(role=Role.CONTROL):
         with pytest.raises(ClaimViolation, match=r"not rejected: .*\(holds\)"):
             check_settled_limit_rejected(None, settled(0.998, 0.002), 1.0, 1.0, value_range=RATIO, resolution=0.01)
 
@@ -514,7 +515,7 @@ def test_limit_estimate_names_itself_and_what_is_wrong():
 
 def test_a_control_that_holds_is_not_a_rejection():
     with (
-        collecting(control=True),
+        collecting(role=Role.CONTROL),
         pytest.raises(ClaimViolation, match=r"^negative control not rejected: the limit 0\.5"),
     ):
         check_settled_limit_rejected(None, SETTLED, 0.0, 1.0)

@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.checks import check_trend, check_trend_rejected
 from claims.evidence._record import (
     ClaimViolation,
@@ -254,7 +255,7 @@ def test_a_trend_case_is_its_error_against_tolerance_one_relative_with_its_desig
 
 def test_a_control_summary_says_control_and_is_a_rejected_case():
     shuffled = [16.0, 64.0, 8.0, 32.0, 8.0, 64.0, 16.0, 32.0, 64.0, 8.0, 32.0, 16.0]
-    with collecting(control=True) as evidence:
+    with collecting(role=Role.CONTROL) as evidence:
         check_trend_rejected(shuffled, RISING, TrendRule("increasing"), "permuted")
     record = evidence.to_builtin()
     (summary,) = record["trends"]
@@ -349,7 +350,7 @@ def test_a_non_finite_input_names_what_and_which_check(name, levels, responses):
 
 
 def test_a_control_that_comes_out_verified_raises_with_its_numbers():
-    with collecting(control=True), pytest.raises(ClaimViolation, match="negative control accepted: 'real'"):
+    with collecting(role=Role.CONTROL), pytest.raises(ClaimViolation, match="negative control accepted: 'real'"):
         check_trend_rejected(BATCHES, RISING, TrendRule("increasing"), "real")
 
 

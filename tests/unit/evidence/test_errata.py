@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims import OutsideClaimTest, record_erratum
 from claims.evidence import LOCATION_KINDS, SEVERITIES, ErratumError
@@ -141,7 +142,7 @@ def test_counterexample_numbers_are_made_plain():
 
 
 def record(nodeid: str, outcome: str = "passed", *errata: dict, claim_ids=("BSJ25.P22",)) -> TestRecord:
-    t = TestRecord(nodeid, list(claim_ids), False)
+    t = TestRecord(nodeid, list(claim_ids), Role.EVIDENCE)
     fold_phase(t, "call", outcome, {"cases": 1, "informative": 1, "informative_holding": 1, "errata": list(errata),
                                "holding": {"error": 0.0, "tolerance": 1.0, "details": {}}}, 0.1)
     return t

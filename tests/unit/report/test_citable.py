@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.evidence._role import Role
 import claims
 from claims.session._phases import fold_phase
 from claims.__main__ import main
@@ -49,7 +50,7 @@ BROKEN = "tests/t.py::test_broken"
 
 
 def passed(nodeid: str, claim_ids: list[str]) -> TestRecord:
-    record = TestRecord(nodeid, claim_ids, False)
+    record = TestRecord(nodeid, claim_ids, Role.EVIDENCE)
     evidence = {"cases": 2, "checks": 2, "holding": HOLDING, "series": [{"t": 1.0}]}
     fold_phase(record, "call", "passed", evidence, 0.1)
     return record
@@ -57,7 +58,7 @@ def passed(nodeid: str, claim_ids: list[str]) -> TestRecord:
 
 def refuting() -> TestRecord:
     """A check raised ClaimViolation: the test's outcome is ``failed``."""
-    record = TestRecord(REFUTING, ["GP22.L1"], False)
+    record = TestRecord(REFUTING, ["GP22.L1"], Role.EVIDENCE)
     fold_phase(record, "call", "failed", {"cases": 1, "violation": "absolute error 1 exceeds tolerance"}, 0.1)
     assert record.outcome == "failed"
     return record
@@ -65,7 +66,7 @@ def refuting() -> TestRecord:
 
 def broken() -> TestRecord:
     """A bug, not a verdict: the test's outcome is ``error``; it evidences two claims."""
-    record = TestRecord(BROKEN, ["GP22.L2", "LJ22.L1"], False)
+    record = TestRecord(BROKEN, ["GP22.L2", "LJ22.L1"], Role.EVIDENCE)
     fold_phase(record, "call", "failed", {}, 0.1, "ValueError: a bug")
     assert record.outcome == "error"
     return record
@@ -107,7 +108,7 @@ def test_a_run_with_a_failed_or_errored_test_is_not_citable_and_names_the_tests_
 def test_a_long_list_of_failed_tests_is_cut_in_the_sentence():
     records = []
     for i in range(12):
-        record = TestRecord(f"tests/t.py::test_{i:02d}", ["GP22.L1"], False)
+        record = TestRecord(f"tests/t.py::test_{i:02d}", ["GP22.L1"], Role.EVIDENCE)
         fold_phase(record, "call", "failed", {"violation": "v"}, 0.0)
         records.append(record)
     why = built(*records)["citation"]["not_citable_because"]
@@ -147,7 +148,7 @@ def test_the_terminal_names_the_failed_tests_and_their_claims_in_a_line_of_their
     assert not any("failed or errored" in line for line in terminal_lines(clean(), tmp_path))
     many = []
     for i in range(SHOWN_IDS + 3):
-        record = TestRecord(f"tests/t.py::test_{i:02d}", ["GP22.L1"], False)
+        record = TestRecord(f"tests/t.py::test_{i:02d}", ["GP22.L1"], Role.EVIDENCE)
         fold_phase(record, "call", "failed", {"violation": "v"}, 0.0)
         many.append(record)
     line = failure_line(built(*many))

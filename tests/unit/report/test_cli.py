@@ -8,6 +8,7 @@ import argparse
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.__main__ import main
 from claims.report._json import dumps
 from claims.report._markdown import claim_section
@@ -63,7 +64,7 @@ def test_a_missing_report_says_how_to_make_one(tmp_path, capsys):
 
 
 def test_show_prints_one_claims_section_and_refuses_an_unknown_id(tmp_path, capsys):
-    record = TestRecord("t.py::test_l1", ["LJ22.L1"], False)
+    record = TestRecord("t.py::test_l1", ["LJ22.L1"], Role.EVIDENCE)
     fold_phase(record, "call", "passed", {"cases": 1, "informative": 1, "informative_holding": 1,
                                           "holding": {"error": 0.0, "tolerance": 1.0, "details": {}}}, 0.1)
     report = build_report(RUN, {record.nodeid: record})

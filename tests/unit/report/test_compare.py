@@ -41,7 +41,7 @@ def claim(claim_id: str, verdict: str = "verified", *, cases: int = 100, max_err
     entry = {
         "id": claim_id, "verdict": verdict, "cases": cases, "degenerate": 0, "max_error": max_error,
         "tolerance": tolerance, "margin": margin(max_error, tolerance) if max_error else None,
-        "min_slack": min_slack, "negative_control": control, "counterexamples": counterexamples or [],
+        "min_slack": min_slack, "control_state": control, "counterexamples": counterexamples or [],
         "evidence": [], "notes": [], "findings": {},
     }
     if trends is not None:
@@ -242,7 +242,7 @@ def test_added_and_gone_claims():
 
 
 def test_a_negative_control_change_is_shown():
-    [change] = compare(BASE, edited(BASE, "LJ22.L1", negative_control="accepted")).changes
+    [change] = compare(BASE, edited(BASE, "LJ22.L1", control_state="accepted")).changes
     assert (change.what, change.old, change.new) == ("control", "rejected", "accepted")
 
 
@@ -481,7 +481,7 @@ def test_a_test_module_moved_to_another_folder_is_the_same_test():
 def test_rule_any_fires_on_every_change_and_on_nothing_else():
     """``any`` is the refactor rule: the table's every row is a regression, an identical report none."""
     assert fired(BASE, copy.deepcopy(BASE), "any") == []
-    for changes, what in [({"degenerate": 3}, "degenerate"), ({"negative_control": "accepted"}, "control"),
+    for changes, what in [({"degenerate": 3}, "degenerate"), ({"control_state": "accepted"}, "control"),
                           ({"cases": 101}, "cases"), ({"min_slack": 0.7}, "slack")]:
         assert fired(BASE, edited(BASE, "GP22.P1", **changes), "any") == [("GP22.P1", what)], changes
     assert fired(BASE, edited(BASE, "GP22.P1", min_slack=0.7), "slack:1.01") == []  # a rise is no drop...
@@ -758,7 +758,6 @@ def test_an_older_reports_trend_is_read_from_its_details_in_full():
     entry["evidence"] = [
         {"nodeid": "tests/a/t.py::test_check", "role": "evidence", "details": details},
         {"nodeid": "tests/a/t.py::test_control", "role": "control", "details": details},
-        {"nodeid": "tests/a/t.py::test_flagged", "negative_control": True, "details": details},
         {"nodeid": "tests/a/t.py::test_other", "role": "evidence", "details": {"evidence": "inequality"}},
     ]
     entry["trends"] = [{"nodeid": "tests/a/t.py::test_check", "statement": "s", "p_predicted": 0.5},  # already read
@@ -769,7 +768,6 @@ def test_an_older_reports_trend_is_read_from_its_details_in_full():
     assert keyed == {
         ("t.py::test_check", "s", 0): {"nodeid": "tests/a/t.py::test_check", **expected, "control": False},
         ("t.py::test_control", "s", 0): {"nodeid": "tests/a/t.py::test_control", **expected, "control": True},
-        ("t.py::test_flagged", "s", 0): {"nodeid": "tests/a/t.py::test_flagged", **expected, "control": True},
         ("t.py::test_gone", "s", 0): {"nodeid": "tests/b/t.py::test_gone", "statement": "s"},
     }
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.__main__ import main
 from claims.evidence._registry import CLAIMS
@@ -49,7 +50,7 @@ def test_record(nodeid, claim_id, *errata, correction=None) -> TestRecord:
                 "counterexample": {"error": 2.0, "tolerance": 1.0, "details": {}}}
     if correction:
         evidence |= {"verdict": "verified-with-correction", "correction": correction}
-    record = TestRecord(nodeid, [claim_id], False)
+    record = TestRecord(nodeid, [claim_id], Role.EVIDENCE)
     fold_phase(record, "call", "passed", evidence, 0.1)
     return record
 

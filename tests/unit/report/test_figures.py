@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.report import _figures as figures
 from claims.report import _plots as plots
@@ -238,7 +239,7 @@ def test_write_report_puts_svg_and_pdf_beside_the_png_and_drops_stale_ones(tmp_p
     def report(formats):
         with collecting(claim_ids=["LJ22.L2a"], figure_formats=formats) as evidence:
             figures.record_figure(simple_figure(), "drift", caption="c", scale="s")
-        record = TestRecord("t.py::test_x", ["LJ22.L2a"], False)
+        record = TestRecord("t.py::test_x", ["LJ22.L2a"], Role.EVIDENCE)
         fold_phase(record, "call", "passed", evidence.to_builtin(), 0.1)
         run = {"started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:00:01+00:00", "complete": True,
                "selection": "full", "selection_reasons": [], "selected_claims": [], "profile": "ci",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.evidence._registry import CLAIMS
 from claims.report._headline import (
     claim_headline,
@@ -139,18 +140,20 @@ def test_a_tests_headline_shows_the_printed_statements_counterexample_apart():
     ],
 )
 def test_every_verdict_reads_in_one_plain_sentence(verdict, why, control, start):
-    text = reading({"verdict": verdict, "why": why, "negative_control": control, "counterexamples": []})
+    text = reading({"verdict": verdict, "why": why, "control_state": control, "counterexamples": []})
     assert text.startswith(start) and text.endswith(".") and "\n" not in text
 
 
 def test_a_claims_tests_and_notes_follow_their_files_order_and_labels():
     claim = CLAIMS["LJ22.L1"]
     records = [
-        TestRecord("t.py::test_eq2", ["LJ22.L1"], False, line=150, evidence={"notes": ["(d) Eq. (2)."]}),
-        TestRecord("t.py::test_control", ["LJ22.L1"], True, line=180, evidence={"notes": ["Negative control."]}),
-        TestRecord("t.py::test_nu", ["LJ22.L1"], False, line=60,
+        TestRecord("t.py::test_eq2", ["LJ22.L1"], Role.EVIDENCE, line=150, evidence={"notes": ["(d) Eq. (2)."]}),
+        TestRecord("t.py::test_control", ["LJ22.L1"], Role.CONTROL, line=180,
+                   evidence={"notes": ["Negative control."]}),
+        TestRecord("t.py::test_nu", ["LJ22.L1"], Role.EVIDENCE, line=60,
                    evidence={"notes": ["(b) exactly.", "intro", "(a) float."]}),
-        TestRecord("t.py::test_mu", ["LJ22.L1"], False, line=100, evidence={"notes": ["(c) one mu.", "(a) float."]}),
+        TestRecord("t.py::test_mu", ["LJ22.L1"], Role.EVIDENCE, line=100,
+                   evidence={"notes": ["(c) one mu.", "(a) float."]}),
     ]
     assert [r.nodeid for r in sorted(records, key=record_order)] == [
         "t.py::test_nu", "t.py::test_mu", "t.py::test_eq2", "t.py::test_control"]

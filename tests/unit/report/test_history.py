@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.report._history import (
     MISSING,
@@ -41,7 +42,7 @@ REFERENCE = (
 def built_report(*, selection: str = "full", complete: bool = True, commit: str | None = "89abcdef0123" * 3,
                  dirty: bool = False, profile: str = "ci", error: float = 1e-16) -> dict:
     """A report as the plugin builds it, of one passing test of LJ22.L1 with a series."""
-    record = Record("tests/test_x.py::test_identity", ["LJ22.L1"], negative_control=False)
+    record = Record("tests/test_x.py::test_identity", ["LJ22.L1"], role=Role.EVIDENCE)
     evidence = {
         "cases": 3, "checks": 3, "holding": {"error": error, "tolerance": 1e-14, "details": {}},
         "series": [{"step": i, "loss": 1.0 / (i + 1)} for i in range(50)],
@@ -94,8 +95,8 @@ def _gz(text: str) -> bytes:
     ("foreign.json", lambda text: text.replace(SCHEMA, "pytest-benchmark/4").encode(),
      "not a claims report (schema 'pytest-benchmark/4')"),
     ("old.json.gz", lambda text: _gz(text.replace(SCHEMA, "lowrank-claims/report/1")),
-     "schema lowrank-claims/report/1 is older than this suite's lowrank-claims/report/2; rerun the baseline"),
-    ("new.json", lambda text: text.replace(SCHEMA, "lowrank-claims/report/3").encode(), "is newer than this suite's"),
+     "schema lowrank-claims/report/1 is older than this suite's lowrank-claims/report/3; rerun the baseline"),
+    ("new.json", lambda text: text.replace(SCHEMA, "lowrank-claims/report/4").encode(), "is newer than this suite's"),
     ("claims.json", lambda text: dumps({**json.loads(text), "claims": {}}).encode(),
      'wrong schema: "claims" is not a list'),
     ("noid.json", lambda text: text.replace('"id": "LJ22.L1"', '"name": "LJ22.L1"').encode(),
@@ -178,7 +179,7 @@ VERDICTS = "verified, verified-with-correction, refuted, not-reproduced, inconcl
 @pytest.mark.parametrize("path, value, message", [
     (("claims", 0, "verdict"), "bogus", f'claims[0] (LJ22.L1) has verdict "bogus", not one of {VERDICTS}'),
     (("claims", 0, "verdict"), "Verified", 'claims[0] (LJ22.L1) has verdict "Verified", not one of verified, '),
-    (("claims", 0, "negative_control"), "rejected!", 'claims[0] (LJ22.L1) has negative control "rejected!", not one '
+    (("claims", 0, "control_state"), "rejected!", 'claims[0] (LJ22.L1) has control state "rejected!", not one '
      "of rejected, accepted, error, did not finish, "),
     (("claims", 0, "evidence", 0, "outcome"), "passsed", 'claims[0] (LJ22.L1), evidence[0] has outcome "passsed", '
      "not one of passed, failed, error, not-run"),
@@ -311,8 +312,8 @@ def test_without_series_keeps_the_report_layout_and_shares_nothing():
 
 @pytest.mark.parametrize("change, message", [
     (lambda r: r.update(schema="lowrank-claims/report/1"), (
-        "not saved to the history: schema 'lowrank-claims/report/1' is not this suite's lowrank-claims/report/2")),
-    (lambda r: r.pop("schema"), "not saved to the history: schema None is not this suite's lowrank-claims/report/2"),
+        "not saved to the history: schema 'lowrank-claims/report/1' is not this suite's lowrank-claims/report/3")),
+    (lambda r: r.pop("schema"), "not saved to the history: schema None is not this suite's lowrank-claims/report/3"),
     (lambda r: r["run"].update(selection="partial"), (
         "not saved to the history: a partial run (not every claim selected) is not a baseline; save a run of the "
         "whole suite")),

@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.evidence._registry import CLAIMS
 from claims.report._html import embedded_format, embedded_png
 from claims.report._json import loads
@@ -60,9 +61,9 @@ def records(png: bytes | None) -> dict[str, TestRecord]:
     control = {"cases": 2, "counterexample": {"error": 2.0, "tolerance": 1.0, "details": {}},
                "trends": [{**TREND, "control": True}]}
     tests = [
-        TestRecord("tests/test_t2.py::test_eq14_trend[4]", ["LJ22.T2"], False, outcome="passed", reason=None,
+        TestRecord("tests/test_t2.py::test_eq14_trend[4]", ["LJ22.T2"], Role.EVIDENCE, outcome="passed", reason=None,
                    evidence=evidence),
-        TestRecord("tests/test_t2.py::test_control", ["LJ22.T2"], True, outcome="passed", reason=None,
+        TestRecord("tests/test_t2.py::test_control", ["LJ22.T2"], Role.CONTROL, outcome="passed", reason=None,
                    evidence=control),
     ]
     return {t.nodeid: t for t in tests}
@@ -142,9 +143,9 @@ def test_figure_paths_are_stable_safe_and_short():
     assert long == figure_path(["GP22.F1", "GP22.F2"], "tests/test_a.py::test_" + "y" * 300, "figure")
     assert long != figure_path(["GP22.F1", "GP22.F2"], "tests/test_a.py::test_" + "y" * 301, "figure")
     # one test name in two modules: the two figures get distinct (hashed) paths
-    one = TestRecord("tests/a/test_m.py::test_f", ["LJ22.T2"], False,
+    one = TestRecord("tests/a/test_m.py::test_f", ["LJ22.T2"], Role.EVIDENCE,
                      evidence={"figures": [{"name": "n", "caption": "", "png_base64": ""}]})
-    two = TestRecord("tests/b/test_m.py::test_f", ["LJ22.T2"], False,
+    two = TestRecord("tests/b/test_m.py::test_f", ["LJ22.T2"], Role.EVIDENCE,
                      evidence={"figures": [{"name": "n", "caption": "", "png_base64": ""}]})
     report = build_report(RUN, {t.nodeid: t for t in (one, two)})
     paths = [f["path"] for f in claim(report, "LJ22.T2")["figures"]]

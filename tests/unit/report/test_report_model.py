@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.evidence._record import VERDICTS
 from claims.evidence._registry import CLAIMS
@@ -73,7 +74,7 @@ def test_a_long_figure_path_is_cut_and_ends_with_a_hash():
 
 def test_figures_that_would_share_a_path_get_the_hash_and_others_do_not():
     def with_figures(nodeid, *names):
-        record = TestRecord(nodeid, ["GP22.F1"], False)
+        record = TestRecord(nodeid, ["GP22.F1"], Role.EVIDENCE)
         record.figures = [type("F", (), {"name": n})() for n in names]
         return record
 
@@ -97,7 +98,7 @@ def test_a_tests_figures_are_decoded_out_of_its_evidence():
          "alternates_base64": {"svg": base64.b64encode(b"<svg/>").decode()}},
         {"name": "b"},
     ]}
-    record = TestRecord("t.py::test", ["GP22.F1"], False, evidence=evidence)
+    record = TestRecord("t.py::test", ["GP22.F1"], Role.EVIDENCE, evidence=evidence)
     assert "figures" not in record.evidence and evidence["figures"]  # the caller's evidence is left whole
     a, b = record.figures
     assert (a.name, a.caption, a.png, dict(a.alternates)) == ("a", "the caption", PNG, {"svg": b"<svg/>"})
@@ -117,7 +118,7 @@ def test_a_report_carries_each_figures_bytes_beside_its_json():
                 "figures": [{"name": "a", "png_base64": base64.b64encode(PNG).decode(),
                              "alternates_base64": {"pdf": base64.b64encode(b"%PDF").decode()}},
                             {"name": "empty"}]}
-    record = TestRecord("t.py::test", ["GP22.F1"], False)
+    record = TestRecord("t.py::test", ["GP22.F1"], Role.EVIDENCE)
     fold_phase(record, "call", "passed", evidence, 0.0)
     report = build_report({"selection": "full", "complete": True}, {record.nodeid: record})
     assert report.figure_bytes == {"figures/GP22.F1__test__a.png": PNG, "figures/GP22.F1__test__a.pdf": b"%PDF"}
@@ -133,21 +134,22 @@ def test_counts_recorded_before_they_existed_default_from_the_cases():
     """A report recorded before the informative counts: every case informative; holding and violating cases
     counted when the test kept a holding case or a counterexample."""
     case = {"error": 0.25, "tolerance": 0.5, "details": {}}
-    old = TestRecord("t.py::a", ["GP22.F1"], False, evidence={"cases": 3, "holding": case, "counterexample": case})
+    old = TestRecord("t.py::a", ["GP22.F1"], Role.EVIDENCE,
+                     evidence={"cases": 3, "holding": case, "counterexample": case})
     assert (old.cases, old.informative, old.informative_holding, old.informative_violating) == (3, 3, 3, 3)
-    bare = TestRecord("t.py::a", ["GP22.F1"], False, evidence={"cases": 3})
+    bare = TestRecord("t.py::a", ["GP22.F1"], Role.EVIDENCE, evidence={"cases": 3})
     assert (bare.informative, bare.informative_holding, bare.informative_violating, bare.unit) == (3, 0, 0, "cases")
-    new = TestRecord("t.py::a", ["GP22.F1"], False, evidence={
+    new = TestRecord("t.py::a", ["GP22.F1"], Role.EVIDENCE, evidence={
         "cases": 3, "informative": 2, "informative_holding": 1, "informative_violating": 0, "holding": case,
         "counterexample": case, "unit": "runs", "uninformative_why": {"tied": 1, "saturated": 2}})
     assert (new.informative, new.informative_holding, new.informative_violating, new.unit) == (2, 1, 0, "runs")
     assert new.uninformative_text() == "1: tied; 2: saturated" and bare.uninformative_text() == ""
-    assert TestRecord("t.py::a", ["GP22.F1"], False).cases == 0
+    assert TestRecord("t.py::a", ["GP22.F1"], Role.EVIDENCE).cases == 0
 
 
 def test_a_tests_json_entry():
     case = {"error": 0.25, "tolerance": 0.5, "details": {"error_scale": "relative"}}
-    record = TestRecord("t.py::a", ["GP22.F1"], True)
+    record = TestRecord("t.py::a", ["GP22.F1"], Role.CONTROL)
     fold_phase(record, "setup", "passed", None, 0.25)
     fold_phase(record, "call", "passed", {"cases": 2, "checks": 4, "degenerate": 1, "min_slack": 0.5, "max_error": 0.25,
                                      "tolerance": 0.5, "details": case["details"], "counterexample": case,
@@ -155,14 +157,14 @@ def test_a_tests_json_entry():
                                      "by_kind": {"inequality": {}}}, 1.0004)
     entry = record.to_json()
     assert entry == {
-        "nodeid": "t.py::a", "role": "control", "outcome": "passed", "reason": None, "negative_control": True,
+        "nodeid": "t.py::a", "role": "control", "outcome": "passed", "reason": None,
         "cases": 2, "informative": 2, "informative_holding": 0, "uninformative_why": {}, "unit": "cases",
         "degenerate": 1, "degenerate_why": {}, "degenerate_examples": {}, "checks": 4, "min_slack": 0.5,
         "max_error": 0.25, "tolerance": 0.5, "error_scale": "relative", "details": {"error_scale": "relative"},
         "by_kind": {"inequality": {}}, "violation": None, "falsifying_example": None, "power": [],
         "series": [{"step": 0}], "trends": [{"verdict": "verified"}], "figures": [], "duration": 1.25,
     }
-    empty = TestRecord("t.py::b", ["GP22.F1"], False).to_json()
+    empty = TestRecord("t.py::b", ["GP22.F1"], Role.EVIDENCE).to_json()
     assert (empty["role"], empty["cases"], empty["degenerate"], empty["checks"], empty["error_scale"]) == (
         "evidence", 0, 0, 0, None)
     assert (empty["details"], empty["series"], empty["trends"], empty["uninformative_why"], empty["by_kind"]) == (
@@ -172,7 +174,7 @@ def test_a_tests_json_entry():
 def test_a_tests_json_entry_carries_its_violation_and_the_reasons_its_cases_were_set_apart():
     """The fields the report shows for a failed test (its violation and Hypothesis' falsifying example) and
     for cases counted apart (the reasons an informative check could not fail, a degenerate case's example)."""
-    record = TestRecord("t.py::a", ["GP22.F1"], False)
+    record = TestRecord("t.py::a", ["GP22.F1"], Role.EVIDENCE)
     fold_phase(record, "call", "failed", {"cases": 3, "informative": 1, "degenerate": 1,
                                      "violation": "lhs 0.75 > rhs 0.5",
                                      "falsifying_example": "test(x=0.5)", "uninformative_why": {"tied": 1},
@@ -187,20 +189,21 @@ def test_a_tests_json_entry_carries_its_violation_and_the_reasons_its_cases_were
 
 def test_a_tests_kinds_come_from_its_tally_or_its_two_cases():
     case = {"error": 0.25, "tolerance": 0.5, "details": {}}
-    assert TestRecord("t.py::a", ["GP22.F1"], False, evidence={"by_kind": None}).by_kind == {}
-    old = TestRecord("t.py::a", ["GP22.F1"], False, evidence={"holding": case})
+    assert TestRecord("t.py::a", ["GP22.F1"], Role.EVIDENCE, evidence={"by_kind": None}).by_kind == {}
+    old = TestRecord("t.py::a", ["GP22.F1"], Role.EVIDENCE, evidence={"holding": case})
     assert sum(part["checks"] for sides in old.by_kind.values() for part in sides.values()) == 1
 
 
 def test_tests_are_ordered_by_file_then_line_then_nodeid():
-    records = [TestRecord("b.py::t", [], False, line=1), TestRecord("a.py::t2", [], False),
-               TestRecord("a.py::t1", [], False), TestRecord("a.py::t3", [], False, line=0),
-               TestRecord("a.py::t0", [], False, line=7)]
+    records = [TestRecord("b.py::t", [], Role.EVIDENCE, line=1), TestRecord("a.py::t2", [], Role.EVIDENCE),
+               TestRecord("a.py::t1", [], Role.EVIDENCE), TestRecord("a.py::t3", [], Role.EVIDENCE, line=0),
+               TestRecord("a.py::t0", [], Role.EVIDENCE, line=7)]
     assert [r.nodeid for r in sorted(records, key=record_order)] == ["a.py::t3", "a.py::t0", "a.py::t1", "a.py::t2",
                                                                      "b.py::t"]
     # the file is the nodeid's first part: a method's class does not make it another file
-    records = [TestRecord("a.py::t", [], False, line=5), TestRecord("a.py::TestC::t", [], False, line=1),
-               TestRecord("a.py::TestC::u[x::y]", [], False, line=3)]
+    records = [TestRecord("a.py::t", [], Role.EVIDENCE, line=5),
+               TestRecord("a.py::TestC::t", [], Role.EVIDENCE, line=1),
+               TestRecord("a.py::TestC::u[x::y]", [], Role.EVIDENCE, line=3)]
     assert [record_order(r)[0] for r in records] == ["a.py"] * 3
     assert [r.nodeid for r in sorted(records, key=record_order)] == ["a.py::TestC::t", "a.py::TestC::u[x::y]",
                                                                      "a.py::t"]
@@ -211,7 +214,7 @@ def test_tests_are_ordered_by_file_then_line_then_nodeid():
 
 def test_the_report_counts_every_registered_claim_once_in_its_summary():
     case = {"error": 0.25, "tolerance": 0.5, "details": {}}
-    record = TestRecord("t.py::a", ["GP22.F1", "LJ22.L1"], False)
+    record = TestRecord("t.py::a", ["GP22.F1", "LJ22.L1"], Role.EVIDENCE)
     fold_phase(record, "call", "passed", {"cases": 1, "holding": case}, 0.0)
     report = build_report({"selection": "partial", "complete": True}, {record.nodeid: record})
     assert report["schema"] == SCHEMA and list(report) == ["schema", "papers", "run", "citation", "claims", "summary",
@@ -248,7 +251,7 @@ def test_every_figure_a_claim_lists_is_one_the_side_table_holds():
     png = base64.b64encode(PNG).decode()
     tests = {}
     for key, claim_id in (("first", "GP22.F1"), ("second", "LJ22.L1")):
-        tests[key] = TestRecord("t.py::test", [claim_id], False)
+        tests[key] = TestRecord("t.py::test", [claim_id], Role.EVIDENCE)
         fold_phase(tests[key], "call", "passed", {"cases": 1, "figures": [{"name": "f", "png_base64": png}]}, 0.0)
     report = build_report({"selection": "full", "complete": True}, tests)
     listed = [f["path"] for c in report["claims"] for f in c["figures"]]
@@ -257,11 +260,11 @@ def test_every_figure_a_claim_lists_is_one_the_side_table_holds():
 
 
 def test_notes_come_once_registry_first():
-    tests = [TestRecord("t.py::a", [], False, evidence={"notes": ["x", "(b) b", "(a) a", "y"]}),
-             TestRecord("t.py::b", [], False, evidence={"notes": ["r", "(a) a", "z"]})]
+    tests = [TestRecord("t.py::a", [], Role.EVIDENCE, evidence={"notes": ["x", "(b) b", "(a) a", "y"]}),
+             TestRecord("t.py::b", [], Role.EVIDENCE, evidence={"notes": ["r", "(a) a", "z"]})]
     assert ordered_notes(["r", "s", "r"], tests) == ["r", "s", "x", "y", "(a) a", "(b) b", "z"]
     # within a test: unlabelled notes, and notes of one label, keep the order they were recorded in
-    recorded = [TestRecord("t.py::a", [], False, evidence={"notes": ["z", "(b) y", "(a) x", "a", "(a) w"]})]
+    recorded = [TestRecord("t.py::a", [], Role.EVIDENCE, evidence={"notes": ["z", "(b) y", "(a) x", "a", "(a) w"]})]
     assert ordered_notes([], recorded) == ["z", "a", "(a) x", "(a) w", "(b) y"]
 
 
@@ -281,7 +284,7 @@ def test_a_claim_entry_uses_the_reports_figure_paths_or_resolves_its_own_clashes
     claim = CLAIMS["GP22.F1"]
 
     def with_figure(nodeid):
-        record = TestRecord(nodeid, [claim.id], False)
+        record = TestRecord(nodeid, [claim.id], Role.EVIDENCE)
         fold_phase(record, "call", "passed", {"cases": 1, "figures": [{"name": "f"}]}, 0.0)
         return record
 
@@ -318,6 +321,6 @@ def test_a_tests_degenerate_cases_show_their_reasons():
     older = {"degenerate": 3}
     upgrade({"run": {}, "summary": {}, "citation": {"digest": "d"}, "claims": [{"id": "X", "evidence": [older]}]})
     assert degenerate_count(older) == degenerate_count({"degenerate": 3, "degenerate_why": {}}) == "3"
-    record = TestRecord("t.py::a", ["GP22.F1"], False)
+    record = TestRecord("t.py::a", ["GP22.F1"], Role.EVIDENCE)
     fold_phase(record, "call", "passed", {"cases": 0, "degenerate": 2, "degenerate_why": {"zero gradient": 2}}, 1.0)
     assert record.degenerate_text() == "2: zero gradient" and record.to_json()["degenerate_why"] == {"zero gradient": 2}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from claims.evidence._kinds import from_cases, merge
 from claims.report._citation import content_digest
 from claims.report._history import load_report
 from claims.report._json import loads
-from claims.report._model import build_report, report_digest
+from claims.report._model import SCHEMA, build_report, report_digest
 from claims.report._schema import upgrade
 from claims.report._validate import BaselineError
 
@@ -89,11 +90,33 @@ def _without_stated_rules(report: dict) -> dict:
     return report
 
 
+def _as_current(report: dict) -> dict:
+    """A schema-2 report as the current schema writes it: the claim's control state named ``control_state`` in the
+    same place, a test's role in ``role`` only."""
+    report["schema"] = SCHEMA
+    for index, claim in enumerate(report["claims"]):
+        report["claims"][index] = {("control_state" if k == "negative_control" else k): v for k, v in claim.items()}
+        for test in claim["evidence"]:
+            del test["negative_control"]
+    return report
+
+
 def test_a_current_report_comes_through_unchanged():
     built = build_report({"profile": "ci"}, {})
     assert upgrade(copy.deepcopy(built)) == built
     scoped = _stored(SCOPED)  # every field but the trends' rules and scales
-    assert _without_stated_rules(upgrade(copy.deepcopy(scoped))) == scoped
+    upgraded = _without_stated_rules(upgrade(copy.deepcopy(scoped)))
+    assert upgraded == _as_current(scoped)
+    assert [list(c) for c in upgraded["claims"]] == [list(c) for c in _as_current(_stored(SCOPED))["claims"]]
+
+
+def test_a_tests_role_is_kept_in_role_alone_and_read_from_the_boolean_where_role_is_absent():
+    tests = [{"role": "control", "negative_control": True}, {"role": "evidence", "negative_control": False},
+             {"negative_control": True}, {"negative_control": False}, {}]
+    upgrade({"run": {}, "summary": {}, "citation": {"digest": "d"},
+             "claims": [{"id": "X", "verdict": "verified", "evidence": tests}]})
+    assert [t["role"] for t in tests] == ["control", "evidence", "control", "evidence", "evidence"]
+    assert not any("negative_control" in t for t in tests)
 
 
 def test_an_older_trends_rule_and_scale_are_read_from_the_note_that_states_them():
@@ -140,3 +163,46 @@ def test_the_upgrade_is_idempotent_and_keeps_the_digest_check_on_the_report_as_s
     path.write_bytes(gzip.compress(json.dumps(edited).encode()))
     with pytest.raises(BaselineError, match="does not match its stored entry digest"):
         load_report(path)
+
+
+@pytest.mark.parametrize("path", [BEFORE_TALLIES, SCOPED], ids=["before-tallies", "scoped"])
+def test_an_older_reports_control_state_arrives_as_control_state(path):
+    """Schema 2's claim-level ``negative_control`` (a state, not a boolean) is ``control_state`` once loaded, the
+    report says the current schema, a test's role is its ``role`` alone, and the stored digest still verifies
+    (``load_report`` checks it on the report as stored, before the upgrade)."""
+    stored, loaded = _stored(path), load_report(path)
+    assert stored["schema"] == "lowrank-claims/report/2" and loaded["schema"] == SCHEMA
+    assert [c["control_state"] for c in loaded["claims"]] == [c["negative_control"] for c in stored["claims"]]
+    assert {c["control_state"] for c in loaded["claims"]} >= {"rejected"}
+    assert not any("negative_control" in c for c in loaded["claims"])
+    roles = [[t["role"] for t in c["evidence"]] for c in loaded["claims"]]
+    assert roles == [[t["role"] for t in c["evidence"] or []] for c in stored["claims"]]
+    assert not any("negative_control" in t for c in loaded["claims"] for t in c["evidence"])
+    assert report_digest(loaded) == stored["citation"]["digest"]
+
+
+CLAIMS_REPORT = DATA.parent.parent / "claims" / "report"
+OLD_NAME = re.compile(r"\bnegative_control\b")
+
+
+def test_the_control_state_is_read_under_its_old_name_nowhere_but_the_upgrade():
+    """Only ``claims.report._schema`` (the upgrade, which renames it) names ``negative_control``: the renderers,
+    the comparison, lint, errata, history, LaTeX and the CLI read ``control_state``."""
+    named = [f"{path.name}:{number}: {line.strip()}"
+             for path in sorted(CLAIMS_REPORT.glob("*.py")) if path.name != "_schema.py"
+             for number, line in enumerate(path.read_text().splitlines(), 1) if OLD_NAME.search(line)]
+    named += [f"__main__.py:{number}" for number, line in
+              enumerate((CLAIMS_REPORT.parent / "__main__.py").read_text().splitlines(), 1) if OLD_NAME.search(line)]
+    assert named == []
+    assert OLD_NAME.search((CLAIMS_REPORT / "_schema.py").read_text())  # the check reads the right folder
+
+
+def test_a_report_saved_under_this_schema_compares_with_its_schema_2_original_as_no_change(tmp_path):
+    from claims.report._compare import compare
+    from claims.report._history import save_run
+
+    saved = save_run(load_report(SCOPED), tmp_path)  # written as a current run writes it: schema 3, control_state
+    written = _stored(saved)
+    assert written["schema"] == SCHEMA and all("control_state" in c and "negative_control" not in c
+                                               for c in written["claims"])
+    assert compare(load_report(SCOPED), load_report(saved)).changes == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.evidence._registry import CLAIMS
 from claims.report._model import (
@@ -43,7 +44,7 @@ def control_evidence(cases: int = 1, **fields) -> dict:
 def record(nodeid: str = "t.py::a", fields: dict | None = None, *, control: bool = False, outcome: str = "passed",
            line: int | None = None) -> TestRecord:
     """A test that reported its call phase with ``outcome`` and ``fields`` as evidence."""
-    test = TestRecord(nodeid, [CLAIM.id], control, line=line)
+    test = TestRecord(nodeid, [CLAIM.id], Role.of_marker(control), line=line)
     if outcome != NOT_RUN:
         fold_phase(test, "call", outcome,
                    fields if fields is not None else (control_evidence() if control else evidence()), 0.0)
@@ -84,7 +85,7 @@ def test_a_phase_report_sets_the_outcome_and_its_reason(when, outcome, fields, m
     """Only the call phase passes or fails a test; a violation without a failing finding is a failure of
     the claim, anything else that fails is an error (setup, teardown, a finding, an exception); a skip or a
     crash leaves it not-run with the reason."""
-    test = TestRecord("t.py::a", [CLAIM.id], False)
+    test = TestRecord("t.py::a", [CLAIM.id], Role.EVIDENCE)
     fold_phase(test, when, outcome, fields, 0.0, message)
     assert (test.outcome, test.reason) == expected
 
@@ -94,7 +95,7 @@ def test_a_phase_report_sets_the_outcome_and_its_reason(when, outcome, fields, m
 def test_a_failure_or_error_is_never_undone_by_a_later_report(first):
     """A rerun or a second worker that passes does not erase what once contradicted the claim; a teardown
     failure after a passing call turns the test into an error; durations add up."""
-    test = TestRecord("t.py::a", [CLAIM.id], False)
+    test = TestRecord("t.py::a", [CLAIM.id], Role.EVIDENCE)
     fold_phase(test, *first, 0.5, "first")
     kept = (test.outcome, test.reason)
     fold_phase(test, "call", "passed", evidence(), 0.25)
@@ -106,7 +107,7 @@ def test_a_failure_or_error_is_never_undone_by_a_later_report(first):
 
 
 def test_the_call_phase_evidence_replaces_and_passes_clear_the_reason():
-    test = TestRecord("t.py::a", [CLAIM.id], False)
+    test = TestRecord("t.py::a", [CLAIM.id], Role.EVIDENCE)
     assert (test.outcome, test.reason, test.evidence) == (NOT_RUN, NO_CALL, {})
     fold_phase(test, "setup", "passed", None, 0.0)
     fold_phase(test, "call", "passed", evidence(3), 0.0)
@@ -185,7 +186,7 @@ def test_a_failed_check_refutes_and_stays_refuted_whatever_else_is_missing():
     (the notes say what is missing, the verdict does not soften)."""
     failed = record("t.py::b", {"violation": "lhs > rhs"}, outcome="failed")
     result = entry(failed, record("t.py::c", outcome=NOT_RUN), suite=ClaimSuite(has_controls=True))
-    assert result["verdict"] == "refuted" and result["negative_control"] == "control not run in this selection"
+    assert result["verdict"] == "refuted" and result["control_state"] == "control not run in this selection"
     assert result["violations"] == [{"nodeid": "t.py::b", "violation": "lhs > rhs", "falsifying_example": None}]
     hypothesis = record("t.py::d", {"violation": "lhs > rhs", "falsifying_example": "test(x=0.5)"},
                         outcome="failed")
@@ -194,7 +195,7 @@ def test_a_failed_check_refutes_and_stays_refuted_whatever_else_is_missing():
     # a control that failed (accepted a case) refutes nothing: the check is not shown able to fail
     accepted = record("t.py::control", {"violation": "v"}, control=True, outcome="failed")
     result = entry(record(), accepted)
-    assert (result["verdict"], result["negative_control"]) == ("inconclusive", "accepted")
+    assert (result["verdict"], result["control_state"]) == ("inconclusive", "accepted")
     assert result["why"] == [("Checks passed, but the negative control: accepted (a control's case was accepted: "
                               "the check is not shown able to fail).")]
 
@@ -207,7 +208,7 @@ def test_a_claim_without_selected_tests_is_not_run_or_untested():
 
 
 def test_no_finished_evidence_test_is_not_run_with_the_skip_reasons():
-    skipped = [TestRecord(f"t.py::s{i}", [CLAIM.id], False) for i in range(3)]
+    skipped = [TestRecord(f"t.py::s{i}", [CLAIM.id], Role.EVIDENCE) for i in range(3)]
     for test, why in zip(skipped, ["Skipped: nightly only", "nightly only", "needs a GPU"]):
         fold_phase(test, "setup", "skipped", None, 0.0, why)
     result = entry(*skipped, control())
@@ -224,7 +225,7 @@ def test_no_finished_evidence_test_is_not_run_with_the_skip_reasons():
 
 def test_verified_needs_everything_and_says_nothing():
     result = entry(record(), control())
-    assert (result["verdict"], result["why"], result["negative_control"]) == ("verified", [], "rejected")
+    assert (result["verdict"], result["why"], result["control_state"]) == ("verified", [], "rejected")
 
 
 @pytest.mark.parametrize("declared", ["refuted", "verified-with-correction"])
@@ -427,7 +428,7 @@ def test_a_findings_kind_tally_is_read_when_recorded():
 
 
 def test_a_report_without_a_message_gets_the_default_reason():
-    failed, crashed, skipped = (TestRecord(f"t.py::{n}", [CLAIM.id], False) for n in "abc")
+    failed, crashed, skipped = (TestRecord(f"t.py::{n}", [CLAIM.id], Role.EVIDENCE) for n in "abc")
     fold_phase(failed, "call", "failed", {}, 0.0)
     fold_phase(crashed, "???", "failed", None, 0.0)
     fold_phase(skipped, "setup", "skipped", None, 0.0)
@@ -571,7 +572,7 @@ def test_a_control_whose_limits_did_not_settle_reads_undecided_not_accepted():
                        control=True)
     assert control_status([undecided], suite) == "undecided" and "undecided" in CONTROL_STATES
     claim = powered_entry(record(), undecided)
-    assert claim["verdict"] == "inconclusive" and claim["negative_control"] == "undecided"
+    assert claim["verdict"] == "inconclusive" and claim["control_state"] == "undecided"
     assert "undecided" in " ".join(claim["why"]) and "accepted" not in " ".join(claim["why"])
     saturated = record("t.py::control", control_evidence(informative_violating=0, uninformative_why={"tied": 1}),
                        control=True)
@@ -616,7 +617,7 @@ def test_questions_beyond_the_papers_are_counted_apart_and_have_no_errata():
     from claims.session._summary import verdict_lines
 
     question = next(c for c in CLAIMS.values() if c.origin == "suite")
-    test = TestRecord("t.py::x1", [question.id], False)
+    test = TestRecord("t.py::x1", [question.id], Role.EVIDENCE)
     erratum = {"id": f"{question.id}-E1", "claim": question.id, "paper": question.paper}
     fold_phase(test, "call", "passed",
                evidence(verdict="refuted", counterexample=COUNTEREXAMPLE, informative_violating=1, errata=[erratum]),
