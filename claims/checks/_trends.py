@@ -11,6 +11,13 @@ from claims.evidence._record import (
     ClaimViolation, count_cases_as, current, declare_verdict, plain, record_case, record_note,
 )
 
+RULE_LEAD = "; rule: "
+"""How a trend's note introduces its decision rule, which runs to the parenthesis closing around it (``_judged``);
+the report finds the rule there by this text (``claims.report._parts``, and ``claims.report._schema`` for an older
+report, whose trends did not record it)."""
+SCALE_LEAD = "; scale used: "
+"""How a trend's note introduces the scale of its runs, which runs to the note's end (read back as ``RULE_LEAD``)."""
+
 def _trend(levels: Sequence[float], responses: Sequence[float], rule: Any, check: str) -> Any:
     from claims.evidence._trend import TrendRule, trend_test
 
@@ -125,9 +132,9 @@ def _judged(trend, levels, responses, rule, statement: str, declare: bool, runs:
         f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
         + (f"median difference {trend.slope:+.3g} over {trend.n} runs" if paired
            else f"{trend.n} responses of {runs} runs" if runs else f"{trend.n} runs")
-        + ("" if paired else f" at {trend.levels} levels") + f"; rule: {described})"
+        + ("" if paired else f" at {trend.levels} levels") + f"{RULE_LEAD}{described})"
         + _power_sentence(trend, rule)
-        + (f"; scale used: {stated_scale}" if stated_scale else memo)
+        + (f"{SCALE_LEAD}{stated_scale}" if stated_scale else memo)
         + "."
     )
     if trend.verdict != "verified" and declare:

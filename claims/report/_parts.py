@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from claims.checks._trends import RULE_LEAD, SCALE_LEAD
 from claims.evidence._kinds import KEPT, kind_of
 from claims.evidence._paper import SUITES_QUESTION
 from claims.report._headline import (
@@ -416,12 +417,12 @@ def _stated(c: dict[str, Any], field: str) -> set[str]:
 
 def _rule_sentence(rule: str) -> str:
     """How a trend's note states its rule: inside the parenthesis of its numbers, which closes after it."""
-    return f"; rule: {rule})"
+    return f"{RULE_LEAD}{rule})"
 
 
 def _scale_sentence(scale: str) -> str:
     """How a trend's note states its scale: to the note's end."""
-    return f"; scale used: {scale}."
+    return f"{SCALE_LEAD}{scale}."
 
 
 def _in_note_order(texts: set[str], notes: list[str], sentence: Any) -> list[str]:

@@ -37,6 +37,7 @@ import copy
 import re
 from typing import Any, Mapping
 
+from claims.checks._trends import RULE_LEAD, SCALE_LEAD
 from claims.evidence._kinds import from_cases, kind_of, merge
 from claims.evidence._role import Role, encode_role
 from claims.report._citation import content_digest
@@ -124,7 +125,6 @@ def _tally_from_cases(test: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _TREND_NOTE = re.compile(r"^(?:Trend|Paired comparison) '(.*?)': ")
-_RULE, _SCALE = "; rule: ", "; scale used: "
 
 
 def _rule_end(note: str, start: int) -> int:
@@ -142,10 +142,10 @@ def _stated_in_notes(notes: list[str]) -> dict[str, list[tuple[str, str | None]]
     judged twice, under two rules)."""
     stated: dict[str, list[tuple[str, str | None]]] = {}
     for note in notes:
-        match, at = _TREND_NOTE.match(note), note.find(_RULE)
+        match, at = _TREND_NOTE.match(note), note.find(RULE_LEAD)
         if match and at >= 0:
-            start, at_scale = at + len(_RULE), note.find(_SCALE)
-            scale = note[at_scale + len(_SCALE):].removesuffix(".") if at_scale >= 0 else None
+            start, at_scale = at + len(RULE_LEAD), note.find(SCALE_LEAD)
+            scale = note[at_scale + len(SCALE_LEAD):].removesuffix(".") if at_scale >= 0 else None
             stated.setdefault(match.group(1), []).append((note[start:_rule_end(note, start)], scale))
     return stated
 
