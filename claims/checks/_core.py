@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from hypothesis import target
 
+from claims.evidence._numbers import digits_apart, format_number
 from claims.evidence._record import (
     ClaimViolation,
     NonFiniteEvidence,
@@ -96,7 +97,9 @@ def check_close(
     record_case(error, tolerance, violates=not holds, degenerate=degenerate and holds and BOTH_SIDES_ZERO,
                 check_kind="identity", error_scale=kind, **details)
     if not holds:
-        raise ClaimViolation(f"{kind} error {error:.3g} exceeds tolerance {tolerance:.3g}; {details}")
+        raise ClaimViolation(
+            f"{kind} error {format_number(error)} exceeds tolerance {format_number(tolerance)}; {details}"
+        )
     return error
 
 
@@ -167,8 +170,18 @@ def check_rejected(
     error, _, kind = _difference(observed, expected, _scale(scale, "check_rejected"), "check_rejected")
     record_case(error, tolerance, violates=True, check_kind="identity", error_scale=kind, **details)
     if not error > tolerance:
-        raise ClaimViolation(f"negative control accepted: {kind} error {error:.3g} <= tolerance {tolerance:.3g}")
+        raise ClaimViolation(
+            f"negative control accepted: {kind} error {format_number(error)} <= tolerance {format_number(tolerance)}"
+        )
     return error
+
+
+def _shown_sides(lhs: float, rhs: float) -> tuple[str, str]:
+    """An inequality's two sides as its messages show them: at the fewest digits, at least the report's, that print
+    them apart when they differ (``digits_apart``), so that sides that differ never read as equal, nor in the wrong
+    order (a failure by more than a tiny tolerance would otherwise print as "1 <= 1 fails by 1e-09")."""
+    digits = digits_apart(lhs, rhs)
+    return format_number(lhs, digits=digits), format_number(rhs, digits=digits)
 
 
 def _sides(lhs: float, rhs: float, check: str) -> tuple[float, float]:
@@ -259,7 +272,9 @@ def check_inequality(
         **details,
     )
     if not holds:
-        raise ClaimViolation(f"{lhs!r} <= {rhs!r} fails by {lhs - rhs:.3g} (tolerance {tolerance:.3g}); {details}")
+        shown_lhs, shown_rhs = _shown_sides(lhs, rhs)
+        raise ClaimViolation(f"{shown_lhs} <= {shown_rhs} fails by {format_number(lhs - rhs)} (tolerance "
+                             f"{format_number(tolerance)}); {details}")
     return slack
 
 
@@ -279,5 +294,6 @@ def check_inequality_rejected(
                 lhs=lhs, rhs=rhs, error_scale="absolute",
                 **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}), **details)
     if not error > tolerance:
-        raise ClaimViolation(f"negative control accepted: {lhs!r} <= {rhs!r} + {tolerance:.3g}")
+        shown_lhs, shown_rhs = _shown_sides(lhs, rhs)
+        raise ClaimViolation(f"negative control accepted: {shown_lhs} <= {shown_rhs} + {format_number(tolerance)}")
     return error

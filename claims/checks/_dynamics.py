@@ -7,6 +7,7 @@ import math
 from typing import Any, Sequence
 
 from claims.checks._core import _finite, _floats, _tolerance
+from claims.evidence._numbers import format_number
 from claims.evidence._record import ClaimViolation, record_case
 
 # the reasons a dynamics check's case is degenerate, as the report counts them
@@ -74,8 +75,10 @@ def check_conserved_rate(rate: Any, scale: Any, tolerance: float, **details: Any
                 check_kind="conserved rate", error_scale=kind, evidence="instantaneous rate", **numbers,
                 **details)
     if not holds:
-        raise ClaimViolation(f"dQ/dt is {error:.3g} of its scale, above the rounding bound {tolerance:.3g}"
-                             + (f" (and {unscaled:.3g} where its scale is 0)" if unscaled else "") + f"; {details}")
+        raise ClaimViolation(f"dQ/dt is {format_number(error)} of its scale, above the rounding bound "
+                             f"{format_number(tolerance)}"
+                             + (f" (and {format_number(unscaled)} where its scale is 0)" if unscaled else "")
+                             + f"; {details}")
     return error
 
 
@@ -88,7 +91,9 @@ def check_conserved_rate_rejected(rate: Any, scale: Any, tolerance: float, **det
     record_case(recorded, bound, violates=True, check_kind="conserved rate", error_scale=kind,
                 evidence="instantaneous rate", **numbers, **details)
     if not recorded > bound:
-        raise ClaimViolation(f"negative control accepted: dQ/dt is {error:.3g} of its scale <= {tolerance:.3g}")
+        raise ClaimViolation(
+            f"negative control accepted: dQ/dt is {format_number(error)} of its scale <= {format_number(tolerance)}"
+        )
     return error
 
 
@@ -107,7 +112,8 @@ def check_nonzero_rate(rate: Any, scale: Any, tolerance: float, factor: float, *
                 evidence="instantaneous rate", relative_rate=error, rounding_bound=tolerance, factor=factor,
                 **numbers, **details)
     if not holds:
-        raise ClaimViolation(f"dQ/dt ({error:.3g} of its scale) not shown nonzero: below {factor} x {tolerance:.3g}")
+        raise ClaimViolation(f"dQ/dt ({format_number(error)} of its scale) not shown nonzero: below {factor} x "
+                             f"{format_number(tolerance)}")
     return error
 
 
@@ -122,7 +128,8 @@ def check_nonzero_rate_rejected(rate: Any, scale: Any, tolerance: float, factor:
                 **numbers, **details)
     if shortfall < 1.0:
         raise ClaimViolation(
-            f"negative control accepted: dQ/dt is {error:.3g} of its scale, above {factor} x {tolerance:.3g}"
+            f"negative control accepted: dQ/dt is {format_number(error)} of its scale, above {factor} x "
+            f"{format_number(tolerance)}"
         )
     return error
 
@@ -196,8 +203,8 @@ def _order_fit(
     if not term_change > 0:
         # |Q(T) - Q(0)| is at most the change of Q's terms, so terms that did not move cannot carry a drift
         # above the rounding floor: the caller's term change is not the terms' own motion.
-        raise ValueError(f"{check}: the drift {fitted[-1][1]:.3g} is above its rounding floor while Q's terms did "
-                         f"not move (term change {term_change!r}); the term change bounds the drift")
+        raise ValueError(f"{check}: the drift {format_number(fitted[-1][1])} is above its rounding floor while Q's "
+                         f"terms did not move (term change {term_change!r}); the term change bounds the drift")
     fit = log_log_fit(fitted)
     relative_drift = fitted[-1][1] / term_change
     numbers.update(slope=float(fit.slope), slope_stderr=float(fit.stderr), relative_drift=relative_drift)
@@ -232,9 +239,9 @@ def check_convergence_order(
                 check_kind="drift order", error_scale="relative", **numbers, **details)
     if not holds:
         raise ClaimViolation(
-            f"drift is not truncation error of order {order}: slope {numbers.get('slope', float('nan')):.3g} "
-            f"(band {band}), drift/term change {numbers.get('relative_drift', float('nan')):.3g} (ratio {ratio}); "
-            f"{details}"
+            f"drift is not truncation error of order {order}: slope {format_number(numbers.get('slope', math.nan))} "
+            f"(band {band}), drift/term change {format_number(numbers.get('relative_drift', math.nan))} "
+            f"(ratio {ratio}); {details}"
         )
     return error
 
@@ -307,8 +314,9 @@ def check_nonzero_limit(
     record_case(error, 1.0, violates=not holds, check_kind="drift limit", error_scale="relative", **numbers, **details)
     if not holds:
         raise ClaimViolation(
-            f"drift limit {numbers['limit']:.3g} not shown nonzero (error estimate {numbers['limit_error']:.3g}, "
-            f"factor {factor}, reference {numbers.get('reference')}); {details}"
+            f"drift limit {format_number(numbers['limit'])} not shown nonzero (error estimate "
+            f"{format_number(numbers['limit_error'])}, factor {factor}, reference "
+            f"{format_number(numbers.get('reference'))}); {details}"
         )
     return error
 
@@ -324,5 +332,5 @@ def check_nonzero_limit_rejected(
     )
     record_case(error, 1.0, violates=True, check_kind="drift limit", error_scale="relative", **numbers, **details)
     if not error > 1.0:
-        raise ClaimViolation(f"negative control accepted: drift limit {numbers['limit']:.3g} shown nonzero")
+        raise ClaimViolation(f"negative control accepted: drift limit {format_number(numbers['limit'])} shown nonzero")
     return error

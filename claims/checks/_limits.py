@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from claims.checks._core import _finite, _floats, _tolerance
+from claims.evidence._numbers import digits_apart, format_number
 from claims.evidence._record import ClaimViolation, in_negative_control, record_case
 
 OUTCOMES = ("holds", "violated", "undecided")
@@ -196,6 +197,23 @@ def _statement(lower: float, upper: float, resolution: float, check: str) -> tup
     return lower, upper, resolution
 
 
+BOUND_DIGITS = 6
+"""The significant digits a message prints a statement's bounds with: ``:g``'s six, so that a bound such as 1/8 or 1
+reads as given; the limit and its settled interval print beside them at these digits or more (``_with_bounds``)."""
+
+
+def _with_bounds(judged: Sequence[float], values: Sequence[float], lower: float, upper: float) -> list[str]:
+    """``values``, then the bounds ``lower`` and ``upper``, as a message prints them: all at ``BOUND_DIGITS``, or at
+    more where that would print a ``judged`` value (the limit, or the ends of its settled interval) equal to a bound
+    it differs from (a limit settled just outside its bound). All at one precision, since rounding to one precision
+    keeps order and rounding to two need not: the interval's ends then never read as touching or crossing a bound
+    they miss, and the limit, which lies between them, reads on their side. A bound of at most six significant digits
+    (1/8, 1) prints as ``:g`` prints it at any such precision; one with more (a closed-form value such as BSJ25's t*)
+    shows more only where six would print it equal to a limit it differs from."""
+    digits = max(digits_apart(value, lower, upper, digits=BOUND_DIGITS) for value in judged)
+    return [format_number(value, digits=digits) for value in (*values, lower, upper)]
+
+
 def _record(estimate: LimitEstimate, lower: float, upper: float, resolution: float, value_range, score: float,
             violates: bool, uninformative: str | None, details: dict[str, Any]) -> None:
     record_case(
@@ -228,9 +246,12 @@ def check_settled_limit(
     uninformative = VACUOUS if vacuous else why
     _record(estimate, lower, upper, resolution, value_range, score, outcome == "violated", uninformative, details)
     if outcome == "violated":
+        limit, low, high, shown_lower, shown_upper = _with_bounds(
+            (estimate.low, estimate.high), (estimate.limit, estimate.low, estimate.high), lower, upper
+        )
         raise ClaimViolation(
-            f"the limit {estimate.limit:.6g} +- {estimate.error_bar:.3g} (settled interval [{estimate.low:.6g}, "
-            f"{estimate.high:.6g}]) lies outside [{lower:g}, {upper:g}]; {details}"
+            f"the limit {limit} +- {format_number(estimate.error_bar)} (settled interval [{low}, {high}]) lies outside "
+            f"[{shown_lower}, {shown_upper}]; {details}"
         )
     return estimate
 
@@ -257,8 +278,9 @@ def check_settled_limit_rejected(
     uninformative = ALWAYS_VIOLATED if impossible and in_negative_control() else why
     _record(estimate, lower, upper, resolution, value_range, score, outcome != "holds", uninformative, details)
     if outcome == "holds":
+        limit, shown_lower, shown_upper = _with_bounds((estimate.limit,), (estimate.limit,), lower, upper)
         raise ClaimViolation(
-            f"negative control not rejected: the limit {estimate.limit:.6g} +- {estimate.error_bar:.3g} "
-            f"({outcome}) against [{lower:g}, {upper:g}]; {details}"
+            f"negative control not rejected: the limit {limit} +- {format_number(estimate.error_bar)} "
+            f"({outcome}) against [{shown_lower}, {shown_upper}]; {details}"
         )
     return estimate

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from claims.checks._core import _finite, _floats
+from claims.evidence._numbers import digits_apart, format_number
 from claims.evidence._record import (
     ClaimViolation, count_cases_as, current, declare_verdict, plain, record_case, record_note,
 )
@@ -106,9 +107,10 @@ def _against_replica(trend, replica: tuple, rule: Any, details: dict) -> tuple[A
     if again.verdict == trend.verdict:
         return trend, details, None
     reason = (f"undecided: the verdict changes under a rounding-level perturbation ({perturbation}): "
-              f"{trend.verdict} (effect {trend.effect:+.3f}, p {trend.p_predicted:.3g} predicted / "
-              f"{trend.p_opposite:.3g} opposite, {trend.n} runs) against {again.verdict} (effect "
-              f"{again.effect:+.3f}, p {again.p_predicted:.3g} / {again.p_opposite:.3g}, {again.n} runs), so it "
+              f"{trend.verdict} (effect {format_number(trend.effect, signed=True)}, p "
+              f"{format_number(trend.p_predicted)} predicted / {format_number(trend.p_opposite)} opposite, {trend.n} "
+              f"runs) against {again.verdict} (effect {format_number(again.effect, signed=True)}, p "
+              f"{format_number(again.p_predicted)} / {format_number(again.p_opposite)}, {again.n} runs), so it "
               "hinges on rounding, not on the statement")
     return replace(trend, verdict="inconclusive", uninformative=reason), details, reason
 
@@ -128,9 +130,10 @@ def _judged(trend, levels, responses, rule, statement: str, declare: bool, runs:
     measure = "rank-biserial" if paired else rule.statistic
     record_note(
         f"{'Paired comparison' if paired else 'Trend'} '{statement}': {trend.verdict} ({measure} "
-        f"{trend.correlation:+.3f}, effect {trend.effect:+.3f} "
-        f"[{low:+.3f}, {high:+.3f}], one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
-        + (f"median difference {trend.slope:+.3g} over {trend.n} runs" if paired
+        f"{format_number(trend.correlation, signed=True)}, effect {format_number(trend.effect, signed=True)} "
+        f"[{format_number(low, signed=True)}, {format_number(high, signed=True)}], one-sided p "
+        f"{format_number(trend.p_predicted)} predicted / {format_number(trend.p_opposite)} opposite, "
+        + (f"median difference {format_number(trend.slope, signed=True)} over {trend.n} runs" if paired
            else f"{trend.n} responses of {runs} runs" if runs else f"{trend.n} runs")
         + ("" if paired else f" at {trend.levels} levels") + f"{RULE_LEAD}{described})"
         + _power_sentence(trend, rule)
@@ -156,7 +159,9 @@ def _power_sentence(trend, rule) -> str:
     detectable = trend.detectable_effect
     if detectable is None:
         return f"; the design detects no effect with power {POWER}"
-    text = f"; the design detects effects of {detectable:.2f} or more with power {POWER}"
+    # at the digits that tell it from the rule's minimum effect, which the sentence says it is above when it is
+    shown = format_number(detectable, digits=digits_apart(detectable, rule.min_effect))
+    text = f"; the design detects effects of {shown} or more with power {POWER}"
     if detectable > rule.min_effect:
         text += f" (not the rule's minimum effect {rule.min_effect:g}: smaller effects can go undetected)"
     return text
@@ -174,7 +179,7 @@ def check_trend_rejected(
     if trend.verdict == "verified":
         raise ClaimViolation(
             f"negative control accepted: '{statement}' came out verified on a design with no effect "
-            f"(p {trend.p_predicted:.3g}, correlation {trend.correlation:+.3f})"
+            f"(p {format_number(trend.p_predicted)}, correlation {format_number(trend.correlation, signed=True)})"
         )
     return trend
 
@@ -215,6 +220,6 @@ def check_paired_rejected(
     if trend.verdict == "verified":
         raise ClaimViolation(
             f"negative control accepted: '{statement}' came out verified on pairs with no difference "
-            f"(p {trend.p_predicted:.3g}, rank-biserial {trend.correlation:+.3f})"
+            f"(p {format_number(trend.p_predicted)}, rank-biserial {format_number(trend.correlation, signed=True)})"
         )
     return trend

@@ -22,28 +22,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from claims.evidence._kinds import KINDS, OTHER, from_cases, kind_of
+from claims.evidence._numbers import format_number
 from claims.evidence._role import Role
 
 _SCALE = {"relative": "rel", "absolute": "abs"}
-
-
-SIGNIFICANT_DIGITS = 4
-"""How many significant digits the report's ordinary numbers print with (issue 36: "numbers print at 4 significant
-digits unless exactness is the point"); claims.json keeps every digit. Exact values keep their own form: counts
-and other integers, rationals (recorded as text), and the constants of a rule (a trend's alpha and minimum effect, a
-factor, an order: ``:g``)."""
-
-
-def format_number(value: float | None, signed: bool = False, digits: int = SIGNIFICANT_DIGITS) -> str:
-    """A number as the report shows it, the one formatter of its ordinary numbers: ``SIGNIFICANT_DIGITS``
-    significant digits (0.12345 -> "0.1235", 2.220446e-15 -> "2.22e-15", 1234.56 -> "1235", 123456.0 -> "1.235e+05"),
-    "0" for zero, "-" for none; ``signed``: with its sign always (an effect, "+0.1235"; zero "+0"); ``digits``: another
-    precision where a reader needs it (an erratum's counterexample, ``COUNTEREXAMPLE_DIGITS``)."""
-    if value is None:
-        return "-"
-    if signed:
-        return f"{value:+.{digits}g}"
-    return "0" if value == 0 else f"{value:.{digits}g}"
 
 
 UNBOUNDED = 1e299

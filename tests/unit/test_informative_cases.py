@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from claims.evidence._numbers import format_number
 from claims.evidence._role import Role
 from claims.session._phases import fold_phase
 from claims.checks import check_inequality, check_inequality_rejected, check_trend, check_trend_rejected
@@ -188,7 +189,7 @@ def test_a_trend_note_states_the_design_power_against_the_rule_minimum_effect():
     small = recorded(lambda: check_trend(LEVELS, [float(i) for i in range(18)], TrendRule("increasing"), "rises"))
     note = " ".join(small["notes"])
     detectable = small["holding"]["details"]["detectable_effect"]
-    assert f"the design detects effects of {detectable:.2f} or more with power 0.8" in note
+    assert f"the design detects effects of {format_number(detectable)} or more with power 0.8" in note
     assert ("not the rule's minimum effect 0.3" in note) == (detectable > 0.3)
     levels = [float(i % 6) for i in range(120)]
     large = recorded(lambda: check_trend(levels, [float(i) for i in range(120)], TrendRule("increasing"), "rises"))

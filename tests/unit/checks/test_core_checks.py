@@ -25,6 +25,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from claims.evidence._numbers import format_number
 from claims.evidence._role import Role
 import claims.checks._core as core
 from claims.checks import (
@@ -718,7 +719,23 @@ def test_check_inequality_names_itself_for_a_bad_scale_and_states_the_violation(
     assert _refusal(NonFiniteEvidence, lambda: check_inequality(1.0, 2.0, 0.5, scale=0.0)) == (
         "check_inequality: the error's scale must be finite and > 0, not 0.0")
     assert _refusal(ClaimViolation, lambda: check_inequality(1.0, 0.25, 0.5, case="a")) == (
-        "1.0 <= 0.25 fails by 0.75 (tolerance 0.5); {'case': 'a'}")
+        "1 <= 0.25 fails by 0.75 (tolerance 0.5); {'case': 'a'}")
+
+
+def test_a_checks_message_shows_its_numbers_as_the_report_does():
+    """A failure's or an accepted control's message is the test's reason in the report, so its measured numbers print
+    as the report's own (``format_number``, 4 significant digits; issue 36), not in 16 digits nor in 3."""
+    assert _refusal(ClaimViolation, lambda: check_close(0.123456789, 0.0, 0.0123456789)) == (
+        "absolute error 0.1235 exceeds tolerance 0.01235; {}")
+    assert format_number(0.123456789) == "0.1235"
+    with collecting(role=Role.CONTROL), pytest.raises(ClaimViolation) as raised:
+        check_rejected(0.0123456789, 0.0, 0.123456789)
+    assert str(raised.value) == "negative control accepted: absolute error 0.01235 <= tolerance 0.1235"
+    # an inequality's two sides print at the digits that tell them apart, never as "1 <= 1 fails by 1e-09"
+    assert _refusal(ClaimViolation, lambda: check_inequality(1 + 1e-9, 1.0, 1e-12)) == (
+        "1.000000001 <= 1 fails by 1e-09 (tolerance 1e-12); {}")
+    assert _refusal(ClaimViolation, lambda: check_inequality(2 / 3, 1 / 3, 0.01)) == (
+        "0.6667 <= 0.3333 fails by 0.3333 (tolerance 0.01); {}")
 
 
 def test_check_inequality_refuses_a_relative_slack_that_overflows_though_the_slack_does_not():

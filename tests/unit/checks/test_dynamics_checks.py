@@ -923,7 +923,7 @@ def test_an_order_check_between_one_and_two_fails_and_says_why():
         check_convergence_order(HALVING, [h / 2 for h in HALVING], 2, 2 / 3, 1.0, 0.5, study="euler")
     assert evidence.violating.error == pytest.approx(1.5, abs=1e-12)
     assert str(raised.value) == (
-        "drift is not truncation error of order 2: slope 1 (band 0.6666666666666666), drift/term change 0.00781 "
+        "drift is not truncation error of order 2: slope 1 (band 0.6666666666666666), drift/term change 0.007812 "
         "(ratio 0.5); {'study': 'euler'}")
 
 
@@ -950,7 +950,7 @@ def test_the_order_checks_name_themselves_and_the_input_in_their_errors(name):
     assert refusal(ValueError, lambda: check(HALVING, SQUARES, 2, 0.25, 1.0, 0.0)) == (
         f"{name}: band and ratio must be > 0")
     assert refusal(ValueError, lambda: check(HALVING, SQUARES, 2, 0.25, 0.0, 0.5)) == (
-        f"{name}: the drift 0.000244 is above its rounding floor while Q's terms did not move (term change 0.0); "
+        f"{name}: the drift 0.0002441 is above its rounding floor while Q's terms did not move (term change 0.0); "
         "the term change bounds the drift")
     assert refusal(ValueError, lambda: check(HALVING[:3], SQUARES[:3], 2, 0.25, 1.0, 0.5)) == (
         f"{name}: at least 4 step sizes, not 3")

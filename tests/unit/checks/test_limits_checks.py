@@ -513,6 +513,15 @@ def test_limit_estimate_names_itself_and_what_is_wrong():
         "limit_estimate: the tolerance must be finite and >= 0, not -1.0")
 
 
+def test_a_limit_prints_apart_from_the_bound_it_misses():
+    """A settled interval just below its bound prints with the digits that tell the two apart (6 would print both as
+    1), the bounds at the same digits (``:g``'s six when those tell them apart) and the error bar as the report does."""
+    assert refusal(ClaimViolation, lambda: check_settled_limit(None, [0.9999999] * 3, 1.0, 2.0)) == (
+        "the limit 0.9999999 +- 0 (settled interval [0.9999999, 0.9999999]) lies outside [1, 2]; {}")
+    assert refusal(ClaimViolation, lambda: check_settled_limit(None, SETTLED, 0.75, 1 / 0.75)) == (
+        "the limit 0.5 +- 0.0625 (settled interval [0.4375, 0.5625]) lies outside [0.75, 1.33333]; {}")
+
+
 def test_a_control_that_holds_is_not_a_rejection():
     with (
         collecting(role=Role.CONTROL),

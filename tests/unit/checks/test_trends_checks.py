@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from claims.evidence._numbers import format_number
 from claims.evidence._role import Role
 from claims.checks import check_trend, check_trend_rejected
 from claims.evidence._record import (
@@ -290,12 +291,13 @@ def test_the_note_gives_the_numbers_the_runs_and_the_scale_used():
     (note,) = evidence.to_builtin()["notes"]
     low, high = trend.effect_interval
     assert note == (
-        f"Trend 'rank rises': verified ({rule.statistic} {trend.correlation:+.3f}, "
-        f"effect {trend.effect:+.3f} [{low:+.3f}, {high:+.3f}], "
-        f"one-sided p {trend.p_predicted:.3g} predicted / {trend.p_opposite:.3g} opposite, "
+        f"Trend 'rank rises': verified ({rule.statistic} {format_number(trend.correlation, signed=True)}, "
+        f"effect {format_number(trend.effect, signed=True)} [{format_number(low, signed=True)}, "
+        f"{format_number(high, signed=True)}], "
+        f"one-sided p {format_number(trend.p_predicted)} predicted / {format_number(trend.p_opposite)} opposite, "
         f"12 responses of 6 runs at 4 levels; rule: {rule.describe()}); the design detects effects of "
-        f"{trend.detectable_effect:.2f} or more with power 0.8 (not the rule's minimum effect 0.3: smaller effects "
-        "can go undetected); scale used: batch size 8; the memo's scale: B = 128."
+        f"{format_number(trend.detectable_effect)} or more with power 0.8 (not the rule's minimum effect 0.3: smaller "
+        "effects can go undetected); scale used: batch size 8; the memo's scale: B = 128."
     )
     assert trend.detectable_effect > rule.min_effect  # so the parenthesis belongs in this note
     with collecting() as evidence:
@@ -369,7 +371,8 @@ def test_the_note_joins_several_scale_entries_and_adds_nothing_without_a_scale()
     with collecting() as evidence:
         trend = check_trend(BATCHES, RISING, rule, "rank rises")
     assert evidence.to_builtin()["notes"][0].endswith(
-        f"12 runs at 4 levels; rule: {rule.describe()}); the design detects effects of {trend.detectable_effect:.2f} "
+        f"12 runs at 4 levels; rule: {rule.describe()}); the design detects effects of "
+        f"{format_number(trend.detectable_effect)} "
         "or more with power 0.8 (not the rule's minimum effect 0.3: smaller effects can go undetected).")
     assert trend.verdict == "verified"
 
@@ -384,7 +387,7 @@ def test_a_design_that_detects_exactly_the_rules_minimum_effect_is_not_said_to_m
         trend = check_trend(BATCHES, RISING, rule, "rank rises")
     assert trend.detectable_effect == detectable
     assert evidence.to_builtin()["notes"][0].endswith(
-        f"the design detects effects of {detectable:.2f} or more with power 0.8.")
+        f"the design detects effects of {format_number(detectable)} or more with power 0.8.")
 
 
 
