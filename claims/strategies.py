@@ -118,14 +118,18 @@ def weight_vectors(
     their constant.
     """
     signs = draw(sign_patterns(network)) if signs is None else signs
-    if not exact:
-        # the float magnitudes in one seeded draw (``matrices``), as ``input_batches`` draws its inputs
-        magnitudes = draw(matrices(1, len(network.learnable), low=min_magnitude, high=max_magnitude, signed=False))
-        return torch.tensor([network.constants[e] if not free else signs[e] * magnitudes[0, e].item()
-                             for e, free in enumerate(network.learnable)], dtype=torch.float64)
-    magnitude = st.fractions(Fraction(min_magnitude), Fraction(max_magnitude), max_denominator=max_denominator)
-    return [Fraction(network.constants[e]) if not free else signs[e] * draw(magnitude)
-            for e, free in enumerate(network.learnable)]
+    magnitude = (
+        st.fractions(Fraction(min_magnitude), Fraction(max_magnitude), max_denominator=max_denominator)
+        if exact
+        else st.floats(min_magnitude, max_magnitude)
+    )
+    values = [
+        (Fraction(network.constants[e]) if exact else network.constants[e])
+        if not free
+        else signs[e] * draw(magnitude)
+        for e, free in enumerate(network.learnable)
+    ]
+    return values if exact else torch.tensor(values, dtype=torch.float64)
 
 
 MIN_MAGNITUDE = 1e-3
@@ -152,25 +156,22 @@ def input_batches(
     draw, n_inputs: int, min_size: int = 1, max_size: int = 8, exact: bool = False, nonzero_rows: bool = False
 ):
     """Inputs in the unit l1 ball (so ||x||_2 <= 1): a (batch, n_inputs) float64 tensor, or a
-    list of Fraction rows if ``exact``. Coordinates are 0 (one in eight) or +-[1e-3, 1] before the rows are
-    scaled into the ball: the float batch in one seeded draw (``unit_ball_inputs``), the exact one coordinate by
-    coordinate (fractions of denominator <= 16). With ``nonzero_rows`` an all-zero row (x = 0, where a bias-free
+    list of Fraction rows if ``exact``. Coordinates are 0 or +-[1e-3, 1] (``signed_floats``) before the
+    rows are scaled into the ball. With ``nonzero_rows`` an all-zero row (x = 0, where a bias-free
     network and all its gradients vanish) gets one nonzero coordinate."""
-    if not exact:
-        # One seeded draw for the whole batch: drawn coordinate by coordinate, the inputs cost more than the
-        # tests that use them (profile of tests/claims/lj22: input_batches was ~13 % of the run's time).
-        x = draw(unit_ball_inputs(n_inputs, draw(st.integers(min_size, max_size))))
-        if nonzero_rows:
-            for row in torch.nonzero(~x.any(dim=1)).flatten().tolist():
-                x[row, draw(st.integers(0, n_inputs - 1))] = draw(signed_floats(1.0, zeros=False))
-        return x
-    rows = draw(st.lists(st.lists(st.fractions(-1, 1, max_denominator=16), min_size=n_inputs, max_size=n_inputs),
-                         min_size=min_size, max_size=max_size))
+    coordinate = st.fractions(-1, 1, max_denominator=16) if exact else signed_floats(1.0)
+    rows = draw(
+        st.lists(st.lists(coordinate, min_size=n_inputs, max_size=n_inputs), min_size=min_size, max_size=max_size)
+    )
     if nonzero_rows:
+        nonzero = (
+            st.fractions(-1, 1, max_denominator=16).filter(bool) if exact else signed_floats(1.0, zeros=False)
+        )
         for row in rows:
             if not any(row):
-                row[draw(st.integers(0, n_inputs - 1))] = draw(st.fractions(-1, 1, max_denominator=16).filter(bool))
-    return [[c / max(1, sum(map(abs, row))) for c in row] for row in rows]
+                row[draw(st.integers(0, n_inputs - 1))] = draw(nonzero)
+    rows = [[c / max(1, sum(map(abs, row))) for c in row] for row in rows]
+    return rows if exact else torch.tensor(rows, dtype=torch.float64)
 
 
 @st.composite
@@ -415,8 +416,8 @@ def nonzero_matrices(rows: int, cols: int) -> st.SearchStrategy[torch.Tensor]:
 
 @st.composite
 def unit_ball_inputs(draw, n_inputs: int, size: int) -> torch.Tensor:
-    """``size`` inputs in the unit l1 ball: coordinates 0 (one in eight) or +-[1e-3, 1], each row scaled into the
-    ball, in one seeded draw (``matrices``)."""
+    """``size`` inputs in the unit l1 ball, as ``input_batches`` draws them (coordinates 0 or
+    +-[1e-3, 1], each row scaled into the ball), in one seeded draw."""
     x = draw(matrices(size, n_inputs, low=MIN_MAGNITUDE, high=1.0, zero_fraction=ZERO_FRACTION))
     return x / x.abs().sum(dim=1, keepdim=True).clamp_min(1.0)
 
