@@ -48,6 +48,7 @@ class SelectionTracker:
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]):
         self.manifest.collected = {item.nodeid: meta for item in items if (meta := claim_meta(item))}
+        self.manifest.files = sorted({str(item.path.resolve()) for item in items})
         self.manifest.collected_tests = len(items)
         result = yield
         self.manifest.collected_ok = True  # collection ran to its end (not aborted by a usage error)

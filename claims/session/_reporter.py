@@ -168,7 +168,8 @@ class ClaimsReporter:
                 self.tests.setdefault(nodeid, TestRecord(nodeid, list(meta["ids"]), meta["role"],
                                                          line=meta.get("line")))
         roots = suite_roots(self.config.rootpath, self.config.getini("testpaths"))
-        suites = claim_suites(manifest, scan_suite(roots), self.config.rootpath)
+        collected = frozenset(manifest.files if manifest else ())
+        suites = claim_suites(manifest, scan_suite(roots, collected), self.config.rootpath)
         reasons = self._selection(manifest, roots, suites)
         report = build_report(self._run(manifest, reasons, exitstatus), self.tests, suites)
         errors = max(self.collection_failures, manifest.collection_errors if manifest else 0)
