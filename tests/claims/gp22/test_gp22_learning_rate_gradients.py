@@ -5,7 +5,7 @@ L^lambda_{S~}(f_W)|| to be smaller." A heuristic ("we should expect"): the memo 
 no gradient norm; the verdict is an empirical one, at this scale.
 
 Runs: GP22.S32's learning-rate design (``test_gp22_trends.designs(MLP)["rate"]``: MLP-4-32 on digits, B = 32,
-momentum 0.9, lambda 5e-3, 40 epochs, eta in {0.025, 0.05, 0.1, 0.2}, 21 own seeds per level), no training of its
+momentum 0.9, lambda 5e-3, 40 epochs, eta in {0.025, 0.05, 0.075, 0.1}, 21 own seeds per level), no training of its
 own: the same runs, whose arm also records at the end of training (``Design.gradient_draws``;
 ``claims.gp22.batch_gradient_norms``), per run and trainable matrix, with Eq. (2)'s objective as trained (loss term
 plus lambda ||W||^2, decay gradient 2 lambda W^{pq}) and the Frobenius norm:
