@@ -32,6 +32,7 @@ from claims.session._html_rows import HtmlRows
 from claims.session._options import checked_options, figure_formats
 from claims.session._provenance import run_label
 from claims.session._reporter import ClaimsReporter
+from claims.session._schedule import COSTLY, CostlyFirst
 from claims.session._workers import MANIFESTS, SEED, limit_threads
 
 NIGHTLY_COMMAND = "pytest -n auto --hypothesis-profile nightly --claims-compare --claims-autosave"
@@ -109,12 +110,20 @@ def pytest_configure(config: pytest.Config) -> None:
         "claim(id, negative_control=False): the test evidences claim `id` of the registry; "
         "negative_control=True marks a check that must reject a case violating a hypothesis.",
     )
+    config.addinivalue_line(
+        "markers",
+        f"{COSTLY}(units): the test does costly work (units comparable between such tests); xdist workers start "
+        "with these tests, spread over them (claims.session._schedule).",
+    )
     options = checked_options(config)  # every option is checked before anything changes
     settings.load_profile(options.profile)
     _profiles.activate(options.profile)
     if options.selected is not None:
         config.pluginmanager.register(ClaimFilter(options.selected, config.getoption("claims")), "claims-filter")
     if hasattr(config, "workerinput"):
+        # registered after the claim filter: both run last, and pluggy calls the later-registered of two trylast
+        # hooks after the other, so this one orders what the filter kept
+        config.pluginmanager.register(CostlyFirst(config.workerinput["workercount"]), "claims-costly-first")
         config.option.hypothesis_seed = config.workerinput[SEED]
         limit_threads()
         directory = config.workerinput.get(MANIFESTS)

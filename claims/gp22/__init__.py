@@ -24,7 +24,7 @@ from claims.gp22._batch_equivalence import (
     recovered_residuals,
 )
 from claims.gp22._experiments import (
-    Base, Design, DesignResult, DesignRunner, MEMO_SCALES, TRAINS_AT, register,
+    Arm, Base, Design, DesignResult, DesignRunner, MEMO_SCALES, TRAINS_AT, register, registered_arms,
 )
 from claims.gp22._losses import (
     loss_value,
@@ -56,13 +56,13 @@ from claims.gp22._zero_decay_points import (
 )
 
 __all__ = [
-    "Architecture", "Base", "BatchGradientNorms", "batch_gradient_norms", "batch_gradients", "batch_mean_matrix",
+    "Architecture", "Arm", "Base", "BatchGradientNorms", "batch_gradient_norms", "batch_gradients", "batch_mean_matrix",
     "batches", "exact_rank", "full_batch_point", "minimum_norm_inverse", "recovered_residuals", "ConvergencePoint",
     "DEFAULT_ENGINE", "Design", "DesignResult",
     "DesignRunner", "ENGINES", "MEMO_SCALES", "RunConfig", "SampleGradients", "SearchResult",
     "Setting", "TRAINS_AT", "balanced_chain_point", "chain_network", "collinear_dead_point", "collinear_inputs",
     "collinearity", "dead_point", "fixed_first_layer_point", "general_position_inputs",
     "interpolation_point", "label_free_judgement", "label_free_residual", "labels_for", "loss_value",
-    "nonzero_witness", "random_starts", "register", "regularized_gradient_norms", "residual_network",
+    "nonzero_witness", "random_starts", "register", "registered_arms", "regularized_gradient_norms", "residual_network",
     "search", "skip_control_point", "stationary_inflection_point", "train", "with_labels",
 ]

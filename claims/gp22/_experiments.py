@@ -149,6 +149,15 @@ class Arm:
         )
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
+    def cost(self) -> float:
+        """The arm's training work, comparable between arms: the examples its runs process (runs x steps x B), a
+        float32 arm's at 0.6 of a float64 one's (a stacked step's time per run, MLP-4-32, one thread, B = 16 / 32 /
+        64: 0.104 / 0.179 / 0.258 ms against 0.164 / 0.235 / 0.433, ``benchmarks/sgd_runs.py``)."""
+        from claims.models._datasets import digits
+
+        steps = self.length if self.budget == "steps" else self.length * (digits().train_size // self.batch_size)
+        return len(self.configs) * steps * self.batch_size * (0.6 if self.dtype == "float32" else 1.0)
+
 
 @dataclass
 class RunResult:
@@ -302,6 +311,17 @@ def design_arms(design: Design, seed_factor: int = 1) -> list[tuple[Arm, list[tu
             arm = Arm(architecture, batch_size, loss, budget, length, record_every, parts[part], dtype, arm_draws)
             arms.append((arm, labels))
     return arms
+
+
+def registered_arms(seed_factor: int = 1) -> list[Arm]:
+    """Every arm of every registered design (each once), in the order the designs were registered: the training
+    a session's designs need, for tests that train the arms ahead of the designs' tests
+    (``tests/claims/gp22/test_gp22_arms.py``)."""
+    arms: dict[str, Arm] = {}
+    for design in REGISTERED:
+        for arm, _ in design_arms(design, seed_factor):
+            arms.setdefault(arm.key(), arm)
+    return list(arms.values())
 
 
 def digits_architecture(name: str) -> Any:

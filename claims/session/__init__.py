@@ -18,6 +18,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "._options": ("SessionOptions", "checked_options", "figure_formats"),
     "._provenance": ("VERSIONED", "git_state", "replay_command"),
     "._reporter": ("ClaimsReporter",),
+    "._schedule": ("COSTLY", "CostlyFirst", "costly_first"),
     "._selection": ("Manifest", "claim_suites", "scan_suite"),
     "._workers": ("requested_threads",),
 })
