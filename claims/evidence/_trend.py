@@ -34,6 +34,8 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from scipy.stats import rankdata, theilslopes
 
+from claims.evidence._numbers import digits_apart, format_number
+
 Direction = Literal["increasing", "decreasing", "none"]
 TREND_VERDICTS = ("verified", "refuted", "inconclusive")
 
@@ -262,7 +264,7 @@ def saturation(responses: Sequence[float], rule: TrendRule) -> str | None:
     """Why the responses cannot show an effect (tied, or mostly at a stated ceiling or floor), or None."""
     y = np.asarray(responses, dtype=float)
     if len(np.unique(y)) == 1:
-        return f"the responses are tied (all {y[0]:g})"
+        return f"the responses are tied (all {format_number(float(y[0]))})"
     for name, bound in (("ceiling", rule.ceiling), ("floor", rule.floor)):
         if bound is None:
             continue
@@ -353,7 +355,9 @@ def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendR
     if uninformative is None and detectable is None:
         uninformative = f"the design detects no effect with power {POWER} at alpha {rule.alpha} ({len(x)} runs)"
     if uninformative is None and rule.direction == "none" and detectable > rule.min_effect:
-        uninformative = (f"the design detects effects of {detectable:.2f} or more with power {POWER}: it cannot tell "
+        # at digits that never print the detectable effect equal to the minimum effect it exceeds (0.3049 read "0.30")
+        shown = format_number(detectable, digits=digits_apart(detectable, rule.min_effect))
+        uninformative = (f"the design detects effects of {shown} or more with power {POWER}: it cannot tell "
                          f"no effect from the effect {rule.min_effect} that the equivalence rules out")
     return Trend(
         rule=rule, n=len(x), levels=len(np.unique(x)), correlation=correlation, p_predicted=float(p_predicted),

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, pearsonr, rankdata, theilslopes
 
+from claims.evidence._numbers import format_number
 from claims.evidence._trend import (
     TrendRule,
     _correlations,
@@ -205,7 +206,8 @@ def test_a_monte_carlo_design_detects_nothing_below_its_smallest_p():
 
 def test_saturation_reads_the_responses_in_float64_as_trend_test_does():
     # two integers past 2**53 that float64 rounds to one value: tied, as trend_test would see them
-    assert saturation([2**53, 2**53 + 1] * 3, TrendRule("increasing")) == f"the responses are tied (all {2.0**53:g})"
+    tied = f"the responses are tied (all {format_number(2.0**53)})"
+    assert saturation([2**53, 2**53 + 1] * 3, TrendRule("increasing")) == tied
 
 
 def test_tied_responses_are_named_by_their_value_one_response_included():
@@ -242,7 +244,7 @@ def test_trend_test_reads_levels_and_responses_in_float64():
     trend = trend_test(levels, [1.0, 2.0, 3.0, 4.0, 2.0, 3.0, 4.0, 5.0], TrendRule("increasing", resamples=999))
     assert trend.levels == 3
     tied = trend_test([1.0, 2.0, 3.0, 4.0] * 2, [2**53, 2**53 + 1] * 4, TrendRule("increasing", resamples=999))
-    assert tied.uninformative == f"the responses are tied (all {2.0**53:g})" and tied.correlation == 0.0
+    assert tied.uninformative == f"the responses are tied (all {format_number(2.0**53)})" and tied.correlation == 0.0
 
 
 # ---- trend_test: the effect's sign and the Theil-Sen slope ----
