@@ -18,13 +18,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import time
+from pathlib import Path
 
 import torch
 
-from claims.gp22._experiments import TRAINS_AT, Base, Design, DesignRunner
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-BASE = Base(batch_size=32, learning_rate=0.1, weight_decay=5e-3, momentum=0.9)
+from benchmarks.sgd_precision import module  # noqa: E402  (the path above makes it importable)
+from claims.gp22._experiments import TRAINS_AT, Design, DesignRunner  # noqa: E402
+
+TRENDS = module("test_gp22_trends")
+"""GP22.S32's designs' module: the pilot trains around its base, architecture and length (its one definition)."""
 CANDIDATES = {
     "batch_size": (16.0, 20.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0),
     "learning_rate": (0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2),
@@ -37,16 +43,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=6, help="seeds per level (default 6)")
     parser.add_argument("--factor", choices=sorted(CANDIDATES), action="append", help="factors to pilot (default all)")
-    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--epochs", type=int, default=TRENDS.EPOCHS)
     parser.add_argument("--steps", type=int, help="train this many SGD steps instead of --epochs epochs")
     args = parser.parse_args()
     torch.set_num_threads(1)
     runner = DesignRunner()
     length = f"{args.steps} SGD steps" if args.steps else f"{args.epochs} epochs"
-    print(f"MLP-4-32 on digits, {length}, base {dataclasses.asdict(BASE)}, {args.seeds} pilot seeds per "
+    print(f"{TRENDS.MLP} on digits, {length}, base {dataclasses.asdict(TRENDS.BASE)}, {args.seeds} pilot seeds per "
           f"level; trained: final train accuracy >= {TRAINS_AT}\n")
     for factor in args.factor or sorted(CANDIDATES):
-        design = Design(f"pilot {factor}", "MLP-4-32", factor, CANDIDATES[factor], BASE, args.seeds,
+        design = Design(f"pilot {factor}", TRENDS.MLP, factor, CANDIDATES[factor], TRENDS.BASE, args.seeds,
                         args.steps or args.epochs, budget="steps" if args.steps else "epochs", first_seed=PILOT_SEEDS)
         start = time.perf_counter()
         result = runner.result(design)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from hypothesis import target
 
-from claims.evidence._numbers import digits_apart, format_number
+from claims.evidence._numbers import format_apart, format_number
 from claims.evidence._record import (
     ClaimViolation,
     NonFiniteEvidence,
@@ -176,14 +176,6 @@ def check_rejected(
     return error
 
 
-def _shown_sides(lhs: float, rhs: float) -> tuple[str, str]:
-    """An inequality's two sides as its messages show them: at the fewest digits, at least the report's, that print
-    them apart when they differ (``digits_apart``), so that sides that differ never read as equal, nor in the wrong
-    order (a failure by more than a tiny tolerance would otherwise print as "1 <= 1 fails by 1e-09")."""
-    digits = digits_apart(lhs, rhs)
-    return format_number(lhs, digits=digits), format_number(rhs, digits=digits)
-
-
 def _sides(lhs: float, rhs: float, check: str) -> tuple[float, float]:
     lhs, rhs = float(lhs), float(rhs)
     _finite("lhs", [lhs], check)
@@ -272,7 +264,8 @@ def check_inequality(
         **details,
     )
     if not holds:
-        shown_lhs, shown_rhs = _shown_sides(lhs, rhs)
+        # the sides at digits that never print them equal ("1 <= 1 fails by 1e-09") nor in the wrong order
+        shown_lhs, shown_rhs = format_apart(lhs, rhs)
         raise ClaimViolation(f"{shown_lhs} <= {shown_rhs} fails by {format_number(lhs - rhs)} (tolerance "
                              f"{format_number(tolerance)}); {details}")
     return slack
@@ -294,6 +287,6 @@ def check_inequality_rejected(
                 lhs=lhs, rhs=rhs, error_scale="absolute",
                 **({"lhs_range": list(lhs_range)} if lhs_range is not None else {}), **details)
     if not error > tolerance:
-        shown_lhs, shown_rhs = _shown_sides(lhs, rhs)
+        shown_lhs, shown_rhs = format_apart(lhs, rhs)
         raise ClaimViolation(f"negative control accepted: {shown_lhs} <= {shown_rhs} + {format_number(tolerance)}")
     return error

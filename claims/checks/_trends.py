@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from claims.checks._core import _finite, _floats
-from claims.evidence._numbers import digits_apart, format_number
+from claims.evidence._numbers import format_apart, format_number
 from claims.evidence._record import (
     ClaimViolation, count_cases_as, current, declare_verdict, plain, record_case, record_note,
 )
@@ -160,7 +160,7 @@ def _power_sentence(trend, rule) -> str:
     if detectable is None:
         return f"; the design detects no effect with power {POWER}"
     # at the digits that tell it from the rule's minimum effect, which the sentence says it is above when it is
-    shown = format_number(detectable, digits=digits_apart(detectable, rule.min_effect))
+    shown = format_apart(detectable, rule.min_effect)[0]
     text = f"; the design detects effects of {shown} or more with power {POWER}"
     if detectable > rule.min_effect:
         text += f" (not the rule's minimum effect {rule.min_effect:g}: smaller effects can go undetected)"

@@ -42,3 +42,11 @@ def digits_apart(*values: float, digits: int = SIGNIFICANT_DIGITS) -> int:
         if len({format_number(value, digits=count) for value in distinct}) == len(distinct):
             return count
     return ROUND_TRIP_DIGITS
+
+
+def format_apart(*values: float) -> list[str]:
+    """``values`` as ``format_number`` prints them, all at one precision, ``digits_apart``'s: numbers one message
+    compares (an inequality's two sides; a detectable effect and the minimum effect it is said to exceed), distinct
+    and in their order whenever they differ."""
+    digits = digits_apart(*values)
+    return [format_number(value, digits=digits) for value in values]

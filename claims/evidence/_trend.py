@@ -34,7 +34,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from scipy.stats import rankdata, theilslopes
 
-from claims.evidence._numbers import digits_apart, format_number
+from claims.evidence._numbers import format_apart, format_number
 
 Direction = Literal["increasing", "decreasing", "none"]
 TREND_VERDICTS = ("verified", "refuted", "inconclusive")
@@ -356,7 +356,7 @@ def trend_test(levels: Sequence[float], responses: Sequence[float], rule: TrendR
         uninformative = f"the design detects no effect with power {POWER} at alpha {rule.alpha} ({len(x)} runs)"
     if uninformative is None and rule.direction == "none" and detectable > rule.min_effect:
         # at digits that never print the detectable effect equal to the minimum effect it exceeds (0.3049 read "0.30")
-        shown = format_number(detectable, digits=digits_apart(detectable, rule.min_effect))
+        shown = format_apart(detectable, rule.min_effect)[0]
         uninformative = (f"the design detects effects of {shown} or more with power {POWER}: it cannot tell "
                          f"no effect from the effect {rule.min_effect} that the equivalence rules out")
     return Trend(

@@ -149,14 +149,17 @@ class Arm:
         )
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
+    def steps(self) -> int:
+        """The SGD steps every run of the arm takes: its length, or its epochs of floor(m / B) batches."""
+        from claims.models._datasets import digits
+
+        return self.length if self.budget == "steps" else self.length * (digits().train_size // self.batch_size)
+
     def cost(self) -> float:
         """The arm's training work, comparable between arms: the examples its runs process (runs x steps x B), a
         float32 arm's at 0.6 of a float64 one's (a stacked step's time per run, MLP-4-32, one thread, B = 16 / 32 /
         64: 0.104 / 0.179 / 0.258 ms against 0.164 / 0.235 / 0.433, ``benchmarks/sgd_runs.py``)."""
-        from claims.models._datasets import digits
-
-        steps = self.length if self.budget == "steps" else self.length * (digits().train_size // self.batch_size)
-        return len(self.configs) * steps * self.batch_size * (0.6 if self.dtype == "float32" else 1.0)
+        return len(self.configs) * self.steps() * self.batch_size * (0.6 if self.dtype == "float32" else 1.0)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from claims.evidence._numbers import ROUND_TRIP_DIGITS, SIGNIFICANT_DIGITS, digits_apart, format_number
+from claims.evidence._numbers import ROUND_TRIP_DIGITS, SIGNIFICANT_DIGITS, digits_apart, format_apart, format_number
 
 
 def test_numbers_print_at_four_significant_digits():
@@ -19,6 +19,7 @@ def test_numbers_print_at_four_significant_digits():
 def test_compared_numbers_get_the_digits_that_tell_them_apart():
     assert digits_apart(0.30001, 0.3) == 5 and digits_apart(0.3049, 0.3) == SIGNIFICANT_DIGITS
     assert digits_apart(1.0, 1.0) == SIGNIFICANT_DIGITS  # equal numbers need nothing more
+    assert format_apart(0.30001, 0.3) == ["0.30001", "0.3"] and format_apart(0.3049, 0.3) == ["0.3049", "0.3"]
 
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
