@@ -71,6 +71,22 @@ def test_a_steps_budget_of_whole_epochs_is_that_many_epochs():
     assert design_arms(tiny("t", "learning_rate", (0.05,), "steps", 2 * per_epoch + 1))[0][0].budget == "steps"
 
 
+def test_registered_arms_are_every_registered_designs_arms_once_with_their_steps_and_cost():
+    from claims.models._datasets import digits
+
+    per_epoch = digits().train_size // BASE.batch_size
+    rate, decay = tiny("rate", "learning_rate", (0.01, 0.05)), tiny("decay", "weight_decay", (1e-3, 1e-2))
+    steps = tiny("steps", "batch_size", (32.0,), "steps", 7)
+    register(rate, decay, steps)
+    arms = _experiments.registered_arms()
+    assert arms == [design_arms(rate)[0][0], design_arms(steps)[0][0]]  # rate and decay share their one arm
+    shared, short = arms
+    assert shared.steps() == per_epoch and short.steps() == 7  # one epoch of floor(m / B) batches; 7 steps
+    assert shared.cost() == len(shared.configs) * per_epoch * 64 and short.cost() == 2 * 7 * 32
+    assert dataclasses.replace(short, dtype="float32").cost() == pytest.approx(0.6 * short.cost(), rel=1e-12)
+    assert len(_experiments.registered_arms(seed_factor=3)[0].configs) == 3 * len(shared.configs)
+
+
 def test_runner_trains_each_program_once_per_directory(tmp_path, monkeypatch):
     calls = []
     real = _experiments.train_arm
